@@ -1,0 +1,166 @@
+import { DEFAULT_MAX_FRAME_LENGTH, FRAME_HEADER_SIZE, MIN_FRAME_LENGTH } from './constants.js';
+import { frameError } from './errors.js';
+
+/**
+ * One network frame (r66-protocol.md §2): the ids of the two local channels, the packet type code
+ * and the local packet bytes that follow (envelope, see envelope.ts).
+ */
+export interface NetworkFrame {
+  /** Local channel id of the receiver of this frame (NOCHANNEL for a new channel). */
+  dstId: number;
+  /** Local channel id of the sender of this frame. */
+  srcId: number;
+  /** Packet type code (equal to the local packet's type byte). */
+  code: number;
+  /** The local packet: a view into the received bytes, not a copy. */
+  localPacket: Buffer;
+}
+
+/** Options of the frame decoders. */
+export interface FrameDecoderOptions {
+  /**
+   * Largest frameLength accepted (bytes after the length field). A larger declared length is refused
+   * before any byte of it is buffered. Default DEFAULT_MAX_FRAME_LENGTH.
+   */
+  maxFrameLength?: number;
+}
+
+function checkedLength(frameLength: number, max: number): number {
+  if (frameLength < MIN_FRAME_LENGTH) throw frameError(`frame length ${frameLength} is below the minimum ${MIN_FRAME_LENGTH}`);
+  if (frameLength > max) throw frameError(`frame length ${frameLength} exceeds the limit ${max}`);
+  return frameLength;
+}
+
+function frameAt(bytes: Buffer, offset: number, total: number): NetworkFrame {
+  return {
+    dstId: bytes.readInt32BE(offset + 4),
+    srcId: bytes.readInt32BE(offset + 8),
+    code: bytes[offset + 12] as number,
+    localPacket: bytes.subarray(offset + FRAME_HEADER_SIZE, offset + total),
+  };
+}
+
+/**
+ * Decodes the frame starting at `offset` of `bytes`, if it is complete.
+ * Returns the frame (its localPacket a view into `bytes`) and the offset just after it, or null
+ * when more bytes are needed. Throws a fatal ProtocolError for a length below 9 or above the limit,
+ * as soon as the 4 length bytes are present.
+ */
+export function decodeNetworkFrame(
+  bytes: Buffer,
+  offset = 0,
+  options: FrameDecoderOptions = {},
+): { frame: NetworkFrame; next: number } | null {
+  if (bytes.length - offset < 4) return null;
+  const total = 4 + checkedLength(bytes.readInt32BE(offset), options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH);
+  if (bytes.length - offset < total) return null;
+  return { frame: frameAt(bytes, offset, total), next: offset + total };
+}
+
+/** Writes the 13-byte frame header at `offset` of `into` for a local packet of `localLength` bytes. */
+export function writeFrameHeader(into: Buffer, offset: number, dstId: number, srcId: number, code: number, localLength: number): void {
+  into.writeInt32BE(localLength + MIN_FRAME_LENGTH, offset);
+  into.writeInt32BE(dstId | 0, offset + 4);
+  into.writeInt32BE(srcId | 0, offset + 8);
+  into[offset + 12] = code & 0xff;
+}
+
+/** Encodes one frame around already encoded local packet bytes (one copy of them). */
+export function encodeNetworkFrame(dstId: number, srcId: number, code: number, localPacket: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(FRAME_HEADER_SIZE + localPacket.length);
+  writeFrameHeader(out, 0, dstId, srcId, code, localPacket.length);
+  out.set(localPacket, FRAME_HEADER_SIZE);
+  return out;
+}
+
+/**
+ * Incremental frame splitter for a TCP byte stream. Feed it the chunks as they arrive; it returns
+ * the complete frames. Frames lying wholly inside one chunk are returned as views of that chunk
+ * (no copy); a frame spread over chunks is assembled once into a buffer of its exact size.
+ * A declared length above the limit (or below 9) throws a fatal ProtocolError before anything of
+ * that frame is buffered; the splitter then stays failed (the connection must be closed).
+ */
+export class FrameSplitter {
+  private readonly max: number;
+  private parts: Buffer[] = [];
+  private partLength = 0;
+  /** Total size of the frame being assembled (length field included), or -1 while unknown. */
+  private need = -1;
+  private failed: Error | null = null;
+
+  constructor(options: FrameDecoderOptions = {}) {
+    this.max = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+  }
+
+  /** Bytes held waiting for the rest of a frame. */
+  get bufferedBytes(): number {
+    return this.partLength;
+  }
+
+  /** Adds a chunk; returns the frames it completes, in order. */
+  push(chunk: Buffer): NetworkFrame[] {
+    if (this.failed) throw this.failed;
+    try {
+      return this.split(chunk);
+    } catch (err) {
+      this.failed = err as Error;
+      this.parts = [];
+      this.partLength = 0;
+      throw err;
+    }
+  }
+
+  private split(chunk: Buffer): NetworkFrame[] {
+    const frames: NetworkFrame[] = [];
+    let pos = 0;
+    if (this.partLength > 0) {
+      pos = this.completePending(chunk, frames);
+      if (this.partLength > 0) return frames;
+    }
+    while (chunk.length - pos >= 4) {
+      const total = 4 + checkedLength(chunk.readInt32BE(pos), this.max);
+      if (chunk.length - pos < total) {
+        this.need = total;
+        break;
+      }
+      frames.push(frameAt(chunk, pos, total));
+      pos += total;
+    }
+    if (pos < chunk.length) {
+      // The remainder is kept as a view; it is copied once, when its frame is complete.
+      this.parts = [chunk.subarray(pos)];
+      this.partLength = chunk.length - pos;
+    }
+    return frames;
+  }
+
+  /** Continues the frame started in earlier chunks; returns how many bytes of `chunk` it used. */
+  private completePending(chunk: Buffer, frames: NetworkFrame[]): number {
+    let pos = 0;
+    if (this.need < 0) {
+      pos = Math.min(4 - this.partLength, chunk.length);
+      this.append(chunk.subarray(0, pos));
+      if (this.partLength < 4) return pos;
+      const head = Buffer.concat(this.parts, this.partLength);
+      this.need = 4 + checkedLength(head.readInt32BE(0), this.max);
+      this.parts = [head];
+    }
+    const take = Math.min(this.need - this.partLength, chunk.length - pos);
+    this.append(chunk.subarray(pos, pos + take));
+    pos += take;
+    if (this.partLength === this.need) {
+      const whole = Buffer.concat(this.parts, this.need);
+      frames.push(frameAt(whole, 0, this.need));
+      this.parts = [];
+      this.partLength = 0;
+      this.need = -1;
+    }
+    return pos;
+  }
+
+  private append(part: Buffer): void {
+    if (part.length === 0) return;
+    this.parts.push(part);
+    this.partLength += part.length;
+  }
+}
