@@ -8,5 +8,12 @@ export {
 } from './crypto.js';
 export { effectiveRole, formatRoleSet, hasRole, parseRoleSet } from './roles.js';
 export { loadServerConfig, serverConfigToXml, writeServerConfig } from './server-config.js';
-export { virtualToAbsolute, dialectOf } from './common-sections.js';
+export { clientConfigToXml, loadClientConfig, loadSubmitClientConfig, writeClientConfig, type ClientLoadOptions } from './client-config.js';
+export { authentToXml, loadAuthentFile, writeAuthentFile } from './authent.js';
+export { loadRuleDirectory, loadRuleFile, normaliseVirtual, ruleToXml, TASK_TYPES, writeRuleFile, type RuleLoadOptions } from './rules.js';
+export { decodeHostIds, decodeTasks, encodeHostIds, encodeTasks } from './rule-xml-columns.js';
+export { loadSnmpConfig, snmpConfigToXml, writeSnmpConfig } from './snmp.js';
+export { limitFileToXml, loadLimitFile, writeLimitFile } from './limit-file.js';
+export { findLogbackFile, loadLogbackConfig } from './logback.js';
+export { dialectOf, virtualToAbsolute } from './common-sections.js';
 export { parseJavaBoolean, parseJavaDouble, parseJavaInt, parseJavaLong } from './values.js';
