@@ -30,3 +30,8 @@ export * from './packets/business-request.js';
 export * from './packets/noop.js';
 export * from './packets/block-request.js';
 export * from './packets/json-command.js';
+export * from './version.js';
+export * from './authent.js';
+export * from './digest.js';
+export * from '../model/error-code.js';
+export * from '../model/digest.js';
