@@ -1,0 +1,112 @@
+/**
+ * One local channel (r66-protocol.md §3): a conversation multiplexed on a Connection, identified by
+ * our id and the peer's. Conversation code sends packets and awaits the next one with receive();
+ * packets that arrive before anyone waits are queued in order.
+ */
+import { NOCHANNEL, type Packet, type PacketParts } from '../protocol/index.js';
+import { disconnected, timedOut } from './errors.js';
+import type { Connection } from './connection.js';
+import type { AuthenticatedPartner } from './partner.js';
+
+interface Waiter {
+  resolve(p: Packet): void;
+  reject(e: Error): void;
+}
+
+export class LocalChannel {
+  /** The peer's id; NOCHANNEL until its first frame on this channel arrives. */
+  remoteId: number;
+  /** Set once the channel (or its connection, with reuse) is authenticated. */
+  partner: AuthenticatedPartner | undefined;
+  private readonly queue: Packet[] = [];
+  private readonly waiters: Waiter[] = [];
+  private ended: Error | null = null;
+  private closedFlag = false;
+
+  constructor(
+    readonly connection: Connection,
+    readonly localId: number,
+    remoteId: number,
+  ) {
+    this.remoteId = remoteId;
+  }
+
+  get isClosed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Sends a packet; resolves once the socket accepted it (waits for drain under back-pressure). */
+  send(packet: Packet): Promise<void> {
+    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    return this.connection.sendPacket(this.remoteId, this.localId, packet);
+  }
+
+  /** Sends already encoded parts (one allocation for the whole frame). */
+  sendParts(parts: PacketParts): Promise<void> {
+    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    return this.connection.sendParts(this.remoteId, this.localId, parts);
+  }
+
+  /**
+   * Sends a frame the caller built whole (header written in place with protocol's frame helpers,
+   * ids from `remoteId`/`localId`): the data path uses this to avoid copying blocks.
+   */
+  sendFrame(frame: Buffer): Promise<void> {
+    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    return this.connection.writeFrame(frame);
+  }
+
+  /** The next packet of this channel; rejects when the channel ends first or after `timeoutMs`. */
+  receive(timeoutMs?: number, what = 'the partner'): Promise<Packet> {
+    const queued = this.queue.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.ended) return Promise.reject(this.ended);
+    return new Promise<Packet>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        resolve: (p) => {
+          if (timer) clearTimeout(timer);
+          resolve(p);
+        },
+        reject: (e) => {
+          if (timer) clearTimeout(timer);
+          reject(e);
+        },
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const i = this.waiters.indexOf(waiter);
+          if (i >= 0) this.waiters.splice(i, 1);
+          reject(timedOut(what, timeoutMs));
+        }, timeoutMs);
+      }
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Called by the Connection for each decoded packet addressed to this channel. */
+  deliver(packet: Packet): void {
+    if (this.closedFlag) return;
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(packet);
+    else this.queue.push(packet);
+  }
+
+  /**
+   * Ends the channel (conversation over, peer's ConnectionError, connection gone): pending and
+   * later receive() calls fail with `reason` once the packets already queued are read, and the id
+   * is released on the connection. Idempotent.
+   */
+  close(reason: Error = disconnected('local channel closed')): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    this.ended = reason;
+    for (const w of this.waiters.splice(0)) w.reject(reason);
+    this.connection.releaseChannel(this);
+  }
+
+  /** True when the ids have not been learned yet (first frame of an opener). */
+  get isNew(): boolean {
+    return this.remoteId === NOCHANNEL;
+  }
+}

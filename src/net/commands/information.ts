@@ -1,0 +1,85 @@
+/**
+ * Information requests (r66-protocol.md §9.10): existence, MLSx detail, list and MLSx list of files
+ * in the rule's send (out) directory, answered with Valid sub-type 18. A transfer check by id
+ * (kind -1) needs the transfer store: its owner plugs it in through `requestCheck`.
+ */
+import path from 'node:path';
+import { ErrorCode } from '../../model/error-code.js';
+import { ruleAllowsHost, type Rule } from '../../model/rule.js';
+import { InformationKind, PacketType, type InformationPacket } from '../../protocol/index.js';
+import { hasWildcard } from '../../fs/glob.js';
+import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
+import { PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
+import { R66Error } from '../errors.js';
+import type { RequestContext, RequestHandler } from '../handlers.js';
+
+export interface InformationSource {
+  findRule(ruleId: string): Promise<Rule | undefined>;
+  /** Absolute instance directory (server.xml `serverhome`). */
+  serverHome: string;
+  /** Virtual default send directory (`/out`), used when the rule has no send path. */
+  defaultOutPath: string;
+  /** Runner XML of a transfer (kind -1); `toRequester` is the request's end part `1`. */
+  requestCheck?: (ctx: RequestContext, specialId: bigint, callerIsRequester: boolean) => Promise<string>;
+}
+
+/** The text the original answers when a request finds nothing or fails (captures: session-b stream 2). */
+function requestFailed(kind: number): R66Error {
+  return new R66Error(`Error while Request ${kind}`, ErrorCode.Internal);
+}
+
+/** Virtual path of an absolute path under the home, as the original lists it (`/out/a.txt`). */
+function virtualPath(home: string, abs: string): string {
+  return '/' + path.relative(home, abs).split(path.sep).join('/');
+}
+
+async function ruleDirectory(source: InformationSource, ctx: RequestContext, ruleId: string): Promise<string> {
+  const rule = await source.findRule(ruleId);
+  if (rule === undefined) throw new R66Error(`Rule not found: ${ruleId}`, ErrorCode.FileNotFound);
+  if (!ruleAllowsHost(rule, ctx.partner.hostId)) throw new R66Error(`Rule ${ruleId} is not allowed for ${ctx.partner.hostId}`, ErrorCode.BadAuthent);
+  const virtual = rule.sendPath.length > 0 ? rule.sendPath : source.defaultOutPath;
+  return path.join(source.serverHome, virtual);
+}
+
+async function answer(ctx: RequestContext, header: string, middle: string): Promise<void> {
+  await ctx.channel.send({ kind: 'valid', header, middle, subType: PacketType.INFORMATION });
+}
+
+async function transferCheck(source: InformationSource, ctx: RequestContext, p: InformationPacket): Promise<void> {
+  if (source.requestCheck === undefined) throw new R66Error('Transfer information is not available on this host', ErrorCode.Unimplemented);
+  if (!/^-?\d{1,19}$/.test(p.ruleOrId.trim())) throw new R66Error(`Transfer id is not a number: ${p.ruleOrId}`, ErrorCode.FileNotFound);
+  const xml = await source.requestCheck(ctx, BigInt(p.ruleOrId.trim()), p.filename === '1');
+  await answer(ctx, xml, '');
+}
+
+export function informationHandler(source: InformationSource): RequestHandler<'information'> {
+  return async (ctx, p) => {
+    if (p.request === InformationKind.REQUEST_CHECK) return transferCheck(source, ctx, p);
+    if (p.request < InformationKind.ASKEXIST || p.request > InformationKind.ASKMLSLIST) throw requestFailed(p.request);
+    const dir = await ruleDirectory(source, ctx, p.ruleOrId);
+    let target: string;
+    try {
+      target = await resolveInside(dir, p.filename);
+    } catch (err) {
+      if (err instanceof PathNotAllowedError) throw new R66Error(err.message, err.code);
+      throw err;
+    }
+    switch (p.request) {
+      case InformationKind.ASKEXIST: {
+        const found = hasWildcard(path.basename(target)) ? (await listEntries(target)).length > 0 : (await statEntry(target)) !== undefined;
+        return answer(ctx, String(found), '1');
+      }
+      case InformationKind.ASKMLSDETAIL: {
+        const entry = await statEntry(target);
+        if (entry === undefined) throw requestFailed(p.request);
+        return answer(ctx, mlsxLine(entry), '1');
+      }
+      default: {
+        const entries = await listEntries(target);
+        if (entries.length === 0) throw requestFailed(p.request);
+        const lines = entries.map((e) => (p.request === InformationKind.ASKLIST ? virtualPath(source.serverHome, e.path) : mlsxLine(e)));
+        return answer(ctx, lines.map((l) => `${l}\n`).join(''), String(entries.length));
+      }
+    }
+  };
+}

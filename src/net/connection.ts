@@ -1,0 +1,316 @@
+/**
+ * One R66 connection (TCP or TLS socket): frames the byte stream with the protocol's splitter,
+ * multiplexes local channels (r66-protocol.md §3), answers KeepAlive at once and sends its own when
+ * idle (§9.13), answers frames for unknown channels (§3.4), and closes itself on a framing error
+ * with a ConnectionError (NOCHANNEL ids) or after a long idle time without channels (§1.4).
+ *
+ * It knows nothing of authentication or commands: a channel the peer opens is handed to
+ * `onNewChannel`, which runs the conversation (see acceptor.ts).
+ */
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { ErrorCode, parseErrorCode } from '../model/error-code.js';
+import {
+  decodeFramePacket,
+  encodeEnvelopeFrame,
+  encodeFrame,
+  errorPacket,
+  FrameSplitter,
+  NOCHANNEL,
+  PacketType,
+  ProtocolError,
+  UNKNOWN_LOCAL_CHANNEL_MESSAGE,
+  type NetworkFrame,
+  type Packet,
+  type PacketParts,
+} from '../protocol/index.js';
+import { allocateChannelId } from './channel-ids.js';
+import { LocalChannel } from './channel.js';
+import { disconnected, R66Error, RemoteError } from './errors.js';
+import type { AuthenticatedPartner } from './partner.js';
+
+/** Unanswered KeepAlives after which an idle connection without channels is dropped (§9.13). */
+const MAX_UNANSWERED_KEEPALIVES = 5;
+
+export interface ConnectionOptions {
+  /** True on the TLS port / a TLS client connection: decides which host ids authenticate. */
+  isTls: boolean;
+  /** `timeoutcon`: idle period for KeepAlive, base of the idle close (2x). */
+  timeoutConMs: number;
+  /** Largest accepted frameLength; larger frames are refused before buffering. */
+  maxFrameLength?: number;
+  logger: Logger;
+  /** A channel the peer opened (first frame with dstId NOCHANNEL); its first packet follows. */
+  onNewChannel?: (channel: LocalChannel) => void;
+}
+
+export class Connection extends EventEmitter {
+  /** The partner this connection is authenticated with, for reuse on later channels (§6.6). */
+  authenticatedPartner: AuthenticatedPartner | undefined;
+  /** True once any channel authenticated: an unauthenticated peer sending garbage is dropped. */
+  private everAuthenticated = false;
+  private readonly channels = new Map<number, LocalChannel>();
+  private readonly splitter: FrameSplitter;
+  private readonly log: Logger;
+  private closing = false;
+  private closeReason: Error | null = null;
+  private drainWaiter: Promise<void> | null = null;
+  private lastActivity = Date.now();
+  /** Last time a channel existed: the idle close counts from here. */
+  private lastUse = Date.now();
+  private unansweredKeepAlives = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+  readonly closed: Promise<Error | null>;
+
+  constructor(
+    readonly socket: Socket | TLSSocket,
+    readonly options: ConnectionOptions,
+  ) {
+    super();
+    this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
+    this.log = options.logger.child({ peer: `${socket.remoteAddress}:${socket.remotePort}` });
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.closeReason)));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => {
+      this.log.debug({ err: err.message }, 'socket error');
+      this.closeReason ??= disconnected(err.message);
+    });
+    socket.on('close', () => this.onClose());
+    this.armIdleTimer();
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+
+  get isClosing(): boolean {
+    return this.closing || this.socket.destroyed;
+  }
+
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
+  /** Opens a channel of ours; its first frame goes with dstId NOCHANNEL (§3.2). */
+  openChannel(): LocalChannel {
+    if (this.isClosing) throw disconnected('connection is closing');
+    const channel = new LocalChannel(this, allocateChannelId(), NOCHANNEL);
+    this.channels.set(channel.localId, channel);
+    this.lastUse = Date.now();
+    return channel;
+  }
+
+  /** Called by LocalChannel.close(). */
+  releaseChannel(channel: LocalChannel): void {
+    if (this.channels.get(channel.localId) === channel) this.channels.delete(channel.localId);
+    this.lastUse = Date.now();
+  }
+
+  /** Marks the connection as having carried a successful authentication. */
+  markAuthenticated(partner: AuthenticatedPartner, reusable: boolean): void {
+    this.everAuthenticated = true;
+    if (reusable) this.authenticatedPartner = partner;
+  }
+
+  sendParts(dstId: number, srcId: number, parts: PacketParts): Promise<void> {
+    return this.writeFrame(encodeEnvelopeFrame(dstId, srcId, parts));
+  }
+
+  sendPacket(dstId: number, srcId: number, packet: Packet): Promise<void> {
+    return this.writeFrame(encodeFrame(dstId, srcId, packet));
+  }
+
+  /**
+   * Writes one whole frame. Resolves when the socket took it without exceeding its high-water
+   * mark, or after the next 'drain' otherwise, so a sender looping on await never buffers more than
+   * one frame beyond the mark (design.md §5).
+   */
+  writeFrame(frame: Buffer): Promise<void> {
+    if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
+    this.lastActivity = Date.now();
+    if (this.socket.write(frame)) return Promise.resolve();
+    return this.whenDrained();
+  }
+
+  private whenDrained(): Promise<void> {
+    this.drainWaiter ??= new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        this.socket.off('drain', onDrain);
+        this.socket.off('close', onClose);
+        this.drainWaiter = null;
+      };
+      const onDrain = (): void => {
+        done();
+        resolve();
+      };
+      const onClose = (): void => {
+        done();
+        reject(this.closeReason ?? disconnected());
+      };
+      this.socket.on('drain', onDrain);
+      this.socket.on('close', onClose);
+    });
+    return this.drainWaiter;
+  }
+
+  /**
+   * Closes the connection: pending writes are flushed, then the socket ends (TLS sends
+   * close_notify). Every channel fails with `reason`. Idempotent.
+   */
+  close(reason: Error = disconnected('connection closed locally')): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.closeReason ??= reason;
+    this.stopIdleTimer();
+    for (const ch of [...this.channels.values()]) ch.close(reason);
+    this.socket.end();
+    // A peer that never reads must not keep the socket half-open forever.
+    const timer = setTimeout(() => this.socket.destroy(), this.options.timeoutConMs);
+    timer.unref();
+    this.socket.once('close', () => clearTimeout(timer));
+  }
+
+  /** Fatal protocol error: ConnectionError NOCHANNEL/NOCHANNEL, then close (§3.4). */
+  fail(err: ProtocolError | Error): void {
+    if (this.closing) return;
+    const text = `${err.name} : ${err.message}`;
+    this.log.warn({ err: err.message }, 'closing the connection after a protocol error');
+    this.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'connectionError', message: text, middle: '' }).catch(() => undefined);
+    this.close(new R66Error(text, err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError));
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closing) return;
+    this.lastActivity = Date.now();
+    let frames: NetworkFrame[];
+    try {
+      frames = this.splitter.push(chunk);
+    } catch (err) {
+      this.fail(err as Error);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closing) return;
+      this.onFrame(frame);
+    }
+  }
+
+  private onFrame(frame: NetworkFrame): void {
+    this.unansweredKeepAlives = 0;
+    if (frame.code === PacketType.NOOP) return;
+    let packet: Packet;
+    try {
+      packet = decodeFramePacket(frame);
+    } catch (err) {
+      this.onBadPacket(frame, err as Error);
+      return;
+    }
+    if (packet.kind === 'keepAlive') {
+      if (packet.way === 0) this.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'keepAlive', way: 1 }).catch(() => undefined);
+      return;
+    }
+    if (frame.dstId === NOCHANNEL) {
+      this.onNoChannelFrame(frame, packet);
+      return;
+    }
+    const channel = this.channels.get(frame.dstId);
+    if (channel === undefined) {
+      this.onUnknownChannel(frame);
+      return;
+    }
+    if (channel.remoteId === NOCHANNEL) channel.remoteId = frame.srcId;
+    if (packet.kind === 'connectionError') {
+      // The peer dropped its side: the channel ends with the code in the middle (§3.4).
+      const code = packet.middle.length > 0 ? parseErrorCode(packet.middle) : ErrorCode.ConnectionImpossible;
+      channel.close(new RemoteError(packet.message, code));
+      return;
+    }
+    channel.deliver(packet);
+  }
+
+  private onNoChannelFrame(frame: NetworkFrame, packet: Packet): void {
+    if (packet.kind === 'connectionError') {
+      this.log.info({ message: packet.message }, 'ConnectionError from the peer');
+      if (this.channels.size === 0) this.close(new RemoteError(packet.message, ErrorCode.ConnectionImpossible));
+      return;
+    }
+    if (this.options.onNewChannel === undefined) {
+      this.onUnknownChannel(frame);
+      return;
+    }
+    const channel = new LocalChannel(this, allocateChannelId(), frame.srcId);
+    this.channels.set(channel.localId, channel);
+    this.lastUse = Date.now();
+    this.options.onNewChannel(channel);
+    channel.deliver(packet);
+  }
+
+  /** Frame for an id we do not (or no longer) have: ConnectionError back, except for 20 and 6. */
+  private onUnknownChannel(frame: NetworkFrame): void {
+    if (frame.code === PacketType.ENDREQUEST || frame.code === PacketType.CONNECTERROR) return;
+    this.sendPacket(frame.srcId, frame.dstId, { kind: 'connectionError', message: UNKNOWN_LOCAL_CHANNEL_MESSAGE, middle: String(frame.dstId) }).catch(() => undefined);
+  }
+
+  /**
+   * A well-framed packet that does not decode. The stream is still in step, so on an
+   * authenticated connection only the channel ends (Error `R`, as a Java host answers, packets
+   * §14.1); a peer that never authenticated gets no second chance: the connection is dropped.
+   */
+  private onBadPacket(frame: NetworkFrame, err: Error): void {
+    if (!this.everAuthenticated) {
+      this.fail(err);
+      return;
+    }
+    const code = err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError;
+    const channel = frame.dstId === NOCHANNEL ? undefined : this.channels.get(frame.dstId);
+    const dst = frame.srcId;
+    const src = channel?.localId ?? frame.dstId;
+    this.log.warn({ err: err.message, code: frame.code }, 'undecodable packet');
+    this.sendPacket(dst, src, errorPacket(err.message, code)).catch(() => undefined);
+    channel?.close(new R66Error(err.message, code));
+  }
+
+  private armIdleTimer(): void {
+    const period = this.options.timeoutConMs;
+    if (!(period > 0)) return;
+    this.idleTimer = setTimeout(() => this.onIdleCheck(), period);
+    this.idleTimer.unref();
+  }
+
+  private stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Runs every timeoutcon: idle close, or a KeepAlive when nothing moved for a whole period. */
+  private onIdleCheck(): void {
+    if (this.closing) return;
+    const now = Date.now();
+    const period = this.options.timeoutConMs;
+    if (this.channels.size > 0) this.lastUse = now;
+    if (this.channels.size === 0 && now - this.lastUse >= 2 * period) {
+      this.close(disconnected('idle connection closed'));
+      return;
+    }
+    if (now - this.lastActivity >= period) {
+      if (this.unansweredKeepAlives >= MAX_UNANSWERED_KEEPALIVES && this.channels.size === 0) {
+        this.close(disconnected('no answer to KeepAlive'));
+        return;
+      }
+      this.unansweredKeepAlives++;
+      this.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'keepAlive', way: 0 }).catch(() => undefined);
+    }
+    this.armIdleTimer();
+  }
+
+  private onClose(): void {
+    this.closing = true;
+    this.stopIdleTimer();
+    const reason = this.closeReason ?? disconnected();
+    this.closeReason = reason;
+    for (const ch of [...this.channels.values()]) ch.close(reason);
+    this.emit('closed', reason);
+  }
+}

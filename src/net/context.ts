@@ -1,0 +1,28 @@
+/**
+ * Everything both sides of the connection layer share on one host: who we are, who our partners
+ * are, the handlers of incoming commands, the blacklist and the network settings.
+ */
+import type { Logger } from 'pino';
+import type { Blacklist } from './blacklist.js';
+import type { RequestHandlers } from './handlers.js';
+import type { LocalIdentity, PartnerDirectory } from './partner.js';
+
+export interface NetContext {
+  identity: LocalIdentity;
+  directory: PartnerDirectory;
+  handlers: RequestHandlers;
+  blacklist: Blacklist;
+  /** `timeoutcon` (default 30 000 ms). */
+  timeoutConMs: number;
+  /** Largest accepted frameLength (default: the protocol's). */
+  maxFrameLength?: number;
+  /** server.xml `checkaddress` / `checkclientaddress`. */
+  checkAddress?: boolean;
+  checkClientAddress?: boolean;
+  /**
+   * Reuse an authentication for later channels of a connection with partners that support it
+   * (§6.6); false behaves like the original's `-Dopenr66.authent.noreuse=true`.
+   */
+  reuseAuthentication: boolean;
+  logger: Logger;
+}

@@ -1,0 +1,33 @@
+/**
+ * Why a local channel or a conversation ended, as an ErrorCode (design.md §4: everything that ends
+ * a transfer or a command carries one; wire, database, REST and exit code derive from it).
+ */
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+
+export class R66Error extends Error {
+  constructor(
+    message: string,
+    readonly code: ErrorCodeInfo,
+  ) {
+    super(message);
+    this.name = 'R66Error';
+  }
+}
+
+/** The partner ended the conversation with an Error (or ConnectionError) packet. */
+export class RemoteError extends R66Error {
+  constructor(message: string, code: ErrorCodeInfo) {
+    super(message, code);
+    this.name = 'RemoteError';
+  }
+}
+
+/** The TCP connection closed under a channel (Disconnection, r66-protocol.md §3.3). */
+export function disconnected(detail = 'connection closed'): R66Error {
+  return new R66Error(`Disconnection: ${detail}`, ErrorCode.Disconnection);
+}
+
+/** No answer in time. */
+export function timedOut(what: string, ms: number): R66Error {
+  return new R66Error(`no answer from the partner within ${ms} ms while waiting for ${what}`, ErrorCode.ConnectionImpossible);
+}

@@ -1,0 +1,108 @@
+/**
+ * The R66 listener (plain TCP, default port 6666, or TLS, default 6667): one Connection per
+ * accepted socket, channels served by acceptor.ts. A server lifecycle component.
+ */
+import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { acceptChannel } from './acceptor.js';
+import { Connection } from './connection.js';
+import type { NetContext } from './context.js';
+import type { TlsMaterial } from './tls.js';
+
+export const DEFAULT_PORT = 6666;
+export const DEFAULT_TLS_PORT = 6667;
+
+export interface ListenerOptions {
+  /** Component name for the lifecycle's logs. */
+  name?: string;
+  port: number;
+  /** Addresses to bind (server.xml `serveraddresses`); empty = all interfaces. */
+  addresses?: string[];
+  /** TLS material: present for the TLS port. */
+  tls?: TlsMaterial;
+}
+
+export class R66Listener {
+  readonly name: string;
+  private readonly servers: Server[] = [];
+  private readonly connections = new Set<Connection>();
+
+  constructor(
+    private readonly ctx: NetContext,
+    private readonly options: ListenerOptions,
+  ) {
+    this.name = options.name ?? (options.tls ? 'r66-tls-listener' : 'r66-listener');
+  }
+
+  /** Bound ports (after start), one per address; useful with port 0 in tests. */
+  get ports(): number[] {
+    return this.servers.map((s) => (s.address() as AddressInfo).port);
+  }
+
+  get port(): number {
+    const p = this.ports[0];
+    if (p === undefined) throw new Error(`${this.name} is not started`);
+    return p;
+  }
+
+  /** Connections currently open. */
+  get openConnections(): number {
+    return this.connections.size;
+  }
+
+  async start(): Promise<void> {
+    const addresses = this.options.addresses && this.options.addresses.length > 0 ? this.options.addresses : [undefined];
+    try {
+      for (const address of addresses) this.servers.push(await this.listenOn(address));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  private listenOn(address: string | undefined): Promise<Server> {
+    const tls = this.options.tls;
+    const server = tls
+      ? createTlsServer(tls.server, (socket) => this.onSocket(socket))
+      : createTcpServer((socket) => this.onSocket(socket));
+    if (tls) {
+      server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+        this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
+      });
+    }
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: this.options.port, host: address }, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.ctx.logger.error({ err: err.message }, `${this.name} error`));
+        resolve(server);
+      });
+    });
+  }
+
+  private onSocket(socket: Socket | TLSSocket): void {
+    if (this.ctx.blacklist.isBanned(socket.remoteAddress)) {
+      // Accept then close, nothing sent (§1.4).
+      socket.destroy();
+      return;
+    }
+    socket.setKeepAlive(true);
+    socket.setNoDelay(true);
+    const connection = new Connection(socket, {
+      isTls: this.options.tls !== undefined,
+      timeoutConMs: this.ctx.timeoutConMs,
+      maxFrameLength: this.ctx.maxFrameLength,
+      logger: this.ctx.logger,
+      onNewChannel: (channel) => acceptChannel(this.ctx, channel),
+    });
+    this.connections.add(connection);
+    socket.once('close', () => this.connections.delete(connection));
+  }
+
+  /** Stops accepting and closes every connection (channels fail with Disconnection). */
+  async stop(): Promise<void> {
+    const closing = this.servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    for (const c of this.connections) c.close();
+    await Promise.all([...closing, ...[...this.connections].map((c) => c.closed)]);
+  }
+}

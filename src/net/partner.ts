@@ -1,0 +1,85 @@
+/**
+ * Who is on the other side, and who we are: the small interfaces the connection layer needs from
+ * the configuration and the database, so that it can be built and tested without them.
+ */
+import type { Host } from '../model/host.js';
+
+/** A partner entry with its password already decrypted (never logged). */
+export interface PartnerEntry {
+  host: Host;
+  /** Plain password bytes; null when the entry has no key (any key is then accepted, §6.1). */
+  password: Buffer | null;
+}
+
+/** Lookup of partner entries by host id (authent.xml or the HOSTS table). */
+export interface PartnerDirectory {
+  find(hostId: string): Promise<PartnerEntry | undefined>;
+}
+
+/** What this host announces and how it authenticates (its own entries are in the directory too). */
+export interface LocalIdentity {
+  /** Host id on plain connections. */
+  hostId: string;
+  /** Host id on TLS connections (undefined: no TLS identity). */
+  sslHostId?: string;
+  /** Digest name announced in DIGESTALGO (`MD5`, `SHA-512`...). */
+  digestName: string;
+  /** `globaldigest` setting, announced as FINALHASH. */
+  globalDigest: boolean;
+  /** `compression` setting. */
+  compression: boolean;
+  /** This host is behind a proxy: no address check, no blacklisting. */
+  proxified: boolean;
+}
+
+/** The partner a channel (or a connection, with reuse) is authenticated with. */
+export interface AuthenticatedPartner {
+  /** The host id it authenticated with (its SSL host id on TLS). */
+  hostId: string;
+  host: Host;
+  /** The version string it announced (`3.1.0.{json}`), null when absent. */
+  version: string | null;
+  /** Its R66VERSION >= 3.6.1: later channels may skip the Authent (§6.6). */
+  supportsReuse: boolean;
+  /** It announced PROXIFIED=true. */
+  proxified: boolean;
+}
+
+/** The host id this host uses on a connection of the given kind. */
+export function ownHostId(identity: LocalIdentity, isTls: boolean): string {
+  if (!isTls) return identity.hostId;
+  if (identity.sslHostId === undefined) throw new Error('no SSL host id (identity/sslhostid) is configured for a TLS connection');
+  return identity.sslHostId;
+}
+
+/** A PartnerDirectory over fixed entries (tests, no-database clients built from authent.xml). */
+export class MemoryPartnerDirectory implements PartnerDirectory {
+  private readonly entries = new Map<string, PartnerEntry>();
+  constructor(entries: Iterable<PartnerEntry> = []) {
+    for (const e of entries) this.entries.set(e.host.hostId, e);
+  }
+  set(entry: PartnerEntry): void {
+    this.entries.set(entry.host.hostId, entry);
+  }
+  async find(hostId: string): Promise<PartnerEntry | undefined> {
+    return this.entries.get(hostId);
+  }
+}
+
+/**
+ * A PartnerDirectory over a host lookup (the store's `hosts` repository) and a password decryptor
+ * (config's DES decryption with the cryptokey). The stored key is the ASCII of the encrypted hex.
+ */
+export function partnerDirectoryFrom(
+  findHost: (hostId: string) => Promise<Host | undefined>,
+  decryptHex: (hex: string) => Buffer,
+): PartnerDirectory {
+  return {
+    async find(hostId) {
+      const host = await findHost(hostId);
+      if (host === undefined) return undefined;
+      const hex = host.hostKey === null ? '' : host.hostKey.toString('latin1').trim();
+      return { host, password: hex.length === 0 ? null : decryptHex(hex) };
+    },
+  };
+}

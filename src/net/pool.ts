@@ -1,0 +1,122 @@
+/**
+ * One connection per partner, reused by every conversation with it (r66-protocol.md §1.4,
+ * design.md §5), and the requester side of authentication: a new channel sends an Authent and
+ * checks the answer exactly as the acceptor checks a request (§6.2), or, when the partner supports
+ * it, reuses the connection's authentication (§6.6).
+ */
+import { ErrorCode } from '../model/error-code.js';
+import { errorPacket } from '../protocol/index.js';
+import type { Host } from '../model/host.js';
+import { buildAuthent, checkAuthent, REFUSAL_PREFIX } from './authentication.js';
+import type { LocalChannel } from './channel.js';
+import type { Connection } from './connection.js';
+import { connectTo } from './connector.js';
+import type { NetContext } from './context.js';
+import { R66Error, RemoteError } from './errors.js';
+import type { AuthenticatedPartner } from './partner.js';
+import type { TlsMaterial } from './tls.js';
+
+export class ConnectionPool {
+  private readonly open = new Map<string, Connection>();
+  private readonly pending = new Map<string, Promise<Connection>>();
+  private closed = false;
+
+  constructor(
+    private readonly ctx: NetContext,
+    private readonly tls?: TlsMaterial,
+  ) {}
+
+  /** Number of open connections (for tests and monitoring). */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** The open connection to `host`, or a new one; concurrent callers share one attempt. */
+  async connection(host: Host): Promise<Connection> {
+    if (this.closed) throw new R66Error('the connection pool is closed', ErrorCode.ConnectionImpossible);
+    const key = host.hostId;
+    const existing = this.open.get(key);
+    if (existing && !existing.isClosing) return existing;
+    const inFlight = this.pending.get(key);
+    if (inFlight) return inFlight;
+    const attempt = connectTo(this.ctx, host, this.tls).then(
+      (conn) => {
+        this.pending.delete(key);
+        this.open.set(key, conn);
+        conn.once('closed', () => {
+          if (this.open.get(key) === conn) this.open.delete(key);
+        });
+        if (this.closed) conn.close();
+        return conn;
+      },
+      (err: unknown) => {
+        this.pending.delete(key);
+        throw err;
+      },
+    );
+    this.pending.set(key, attempt);
+    return attempt;
+  }
+
+  /**
+   * A new channel to the partner `hostId`, authenticated. Refusals and unknown partners throw an
+   * R66Error with the code to report (BadAuthent, NotKnownHost, ConnectionImpossible...).
+   */
+  async openChannel(hostId: string): Promise<{ channel: LocalChannel; partner: AuthenticatedPartner }> {
+    const entry = await this.ctx.directory.find(hostId);
+    if (entry === undefined) throw new R66Error(`partner ${hostId} is not known`, ErrorCode.NotKnownHost);
+    const connection = await this.connection(entry.host);
+    const channel = connection.openChannel();
+    const reused = connection.authenticatedPartner;
+    if (reused !== undefined && reused.host.hostId === hostId) {
+      channel.partner = reused;
+      return { channel, partner: reused };
+    }
+    try {
+      const partner = await this.authenticate(channel);
+      return { channel, partner };
+    } catch (err) {
+      channel.close(err as Error);
+      throw err;
+    }
+  }
+
+  private async authenticate(channel: LocalChannel): Promise<AuthenticatedPartner> {
+    const connection = channel.connection;
+    const isTls = connection.options.isTls;
+    await channel.send(await buildAuthent(this.ctx.identity, this.ctx.directory, isTls, channel.localId, 0));
+    const answer = await channel.receive(this.ctx.timeoutConMs, 'the Authent answer');
+    if (answer.kind === 'error') {
+      // A refusal (Error `A`) is final: no retry, the partner has blacklisted us (§6.5, trap 13.12).
+      throw new RemoteError(answer.message, answer.code);
+    }
+    if (answer.kind !== 'authent' || answer.way === 0) {
+      throw new R66Error(`unexpected ${answer.kind} packet in answer to Authent`, ErrorCode.ConnectionImpossible);
+    }
+    const outcome = await checkAuthent(answer, {
+      directory: this.ctx.directory,
+      isTls,
+      remoteIp: connection.remoteAddress,
+      checkAddress: this.ctx.checkAddress,
+      checkClientAddress: this.ctx.checkClientAddress,
+      ownProxified: this.ctx.identity.proxified,
+    });
+    if (!outcome.ok) {
+      // The partner's answer does not authenticate it: tell it like the original, then drop it.
+      await channel.send(errorPacket(REFUSAL_PREFIX + outcome.reason, outcome.code)).catch(() => undefined);
+      connection.close(new R66Error(outcome.reason, outcome.code));
+      throw new R66Error(`partner not authenticated: ${outcome.reason}`, outcome.code);
+    }
+    channel.partner = outcome.partner;
+    connection.markAuthenticated(outcome.partner, this.ctx.reuseAuthentication && outcome.partner.supportsReuse);
+    return outcome.partner;
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.open.values()];
+    for (const c of all) c.close();
+    await Promise.all(all.map((c) => c.closed));
+  }
+}
