@@ -1,0 +1,22 @@
+/**
+ * `svc-r66client [HOSTID] COMMAND [ARGS...]` (cli.md §1, §3). Later commands (send, asend,
+ * getinfo...) register in COMMANDS and in usage.ts's CLIENT_COMMANDS.
+ */
+import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand, type DbCommandContext } from './db-commands.js';
+import { dispatch, type CommandHandler } from './dispatch.js';
+import { selectInstance } from './instance.js';
+import { processIo } from './io.js';
+import { runMain } from './main-runner.js';
+import { clientUsage } from './usage.js';
+
+const COMMANDS: Record<string, CommandHandler<DbCommandContext>> = {
+  initdb: initdbCommand,
+  loadauth: loadauthCommand,
+  loadrule: loadruleCommand,
+  loadconf: loadconfCommand,
+};
+
+runMain('svc-r66client', processIo, async () => {
+  const { instance, args } = selectInstance(process.argv.slice(2), 'client');
+  return dispatch('svc-r66client', args, COMMANDS, { instance, side: 'client', io: processIo }, clientUsage(), processIo);
+});

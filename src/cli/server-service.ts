@@ -1,0 +1,139 @@
+/**
+ * `svc-r66server start | stop | status | restart` (cli.md §2.1-2.4).
+ *
+ * Service mode (`SVC_SERVICE=1`): the command starts a detached copy of itself and waits until that
+ * copy reports over IPC that every component is up (the original polled for a listening socket
+ * for up to 60 s); it then writes the PID file and returns 0, or returns 1 if the copy died or
+ * did not get ready in time. The copy logs to `<serverhome>/log/r66server.log`.
+ */
+import { spawn } from 'node:child_process';
+import { CliError } from './cli-error.js';
+import { parseArgs } from './args.js';
+import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
+import { configFileOf, serverPidFile, type Instance } from './instance.js';
+import type { Io } from './io.js';
+import { isAlive, removePid, removePidIfOwned, runningPid, writePid } from './pid-file.js';
+import { runServerProcess } from './server-process.js';
+import { ensureEmbeddedHome } from '../server/embedded-home.js';
+
+/** How long the service-mode launcher waits for the server to be up (the original: 60 polls). */
+const SERVICE_READY_TIMEOUT_MS = 60_000;
+/** How long `stop` waits for the process to exit (our addition: `restart` must not race the old one). */
+const STOP_TIMEOUT_MS = 60_000;
+/** Set in the environment of the detached copy started in service mode. */
+const DAEMON_ENV = 'SVC_R66_DAEMON';
+
+export interface ServerCommandContext {
+  instance: Instance;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+}
+
+function noArguments(args: readonly string[], command: string): void {
+  parseArgs(args, { options: [], maxPositionals: 0, command });
+}
+
+function label(ctx: ServerCommandContext): string {
+  return `${ctx.instance.name} R66 Server`;
+}
+
+export async function startCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
+  noArguments(args, 'start');
+  const pidFile = serverPidFile(ctx.instance, ctx.env);
+  const daemon = ctx.env[DAEMON_ENV] === '1';
+  if (!daemon) {
+    const pid = runningPid(pidFile);
+    if (pid !== undefined) throw new CliError(`the server is already running (pid ${pid}, PID file ${pidFile})`, EXIT_START_FAILED);
+    if (ctx.instance.embedded) await ensureEmbeddedHome(ctx.instance.confDir, ctx.io);
+  }
+  if (ctx.env.SVC_SERVICE === '1' && !daemon) return startInBackground(ctx, pidFile);
+  return runServerProcess({
+    configFile: configFileOf(ctx.instance, 'server'),
+    io: ctx.io,
+    daemon,
+    onStopped: () => removePidIfOwned(pidFile, process.pid),
+  });
+}
+
+function startInBackground(ctx: ServerCommandContext, pidFile: string): Promise<number> {
+  const script = process.argv[1] as string;
+  // The copy gets the instance directory itself (CONFDIR) and the PID file it must remove at exit.
+  const child = spawn(process.execPath, [...process.execArgv, script, 'start'], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    env: { ...ctx.env, [DAEMON_ENV]: '1', CONFDIR: ctx.instance.confDir, PIDFILE: pidFile },
+  });
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (code: number, line: string, toErr: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (toErr) ctx.io.err(line);
+      else ctx.io.out(line);
+      if (child.connected) child.disconnect();
+      child.unref();
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      finish(EXIT_START_FAILED, `svc-r66 server for ${ctx.instance.name} did not get ready within ${SERVICE_READY_TIMEOUT_MS / 1000} s; stopped it\n`, true);
+    }, SERVICE_READY_TIMEOUT_MS);
+    child.on('message', (msg: unknown) => {
+      const m = msg as { type?: string; hostId?: string; logFile?: string };
+      if (m.type !== 'ready' || child.pid === undefined) return;
+      writePid(pidFile, child.pid);
+      finish(EXIT_OK, `svc-r66 server ${m.hostId ?? ctx.instance.name} started in the background (pid ${child.pid}, PID file ${pidFile}, log ${m.logFile ?? '?'})\n`, false);
+    });
+    child.on('exit', (code, signal) => {
+      finish(EXIT_START_FAILED, `svc-r66 server for ${ctx.instance.name} cannot start (exit ${code ?? signal}); see its log under the serverhome's log directory\n`, true);
+    });
+    child.on('error', (err) => finish(EXIT_START_FAILED, `cannot launch the server: ${err.message}\n`, true));
+  });
+}
+
+/** Waits (polling, bounded) until `pid` no longer exists. */
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+export async function stopCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
+  noArguments(args, 'stop');
+  ctx.io.out(`Stoping ${label(ctx)}... `);
+  const pidFile = serverPidFile(ctx.instance, ctx.env);
+  const pid = runningPid(pidFile);
+  if (pid === undefined) {
+    removePid(pidFile); // stale: the process is gone
+    ctx.io.out('no process seems to be running\n');
+    return EXIT_NOT_RUNNING;
+  }
+  process.kill(pid, 'SIGHUP');
+  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
+    ctx.io.out(`still running after ${STOP_TIMEOUT_MS / 1000} s (pid ${pid})\n`);
+    return EXIT_NOT_RUNNING;
+  }
+  removePid(pidFile);
+  ctx.io.out('done\n');
+  return EXIT_OK;
+}
+
+export async function statusCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
+  noArguments(args, 'status');
+  const pid = runningPid(serverPidFile(ctx.instance, ctx.env));
+  ctx.io.out(`Status of ${label(ctx)}... ${pid === undefined ? 'not running' : 'running'}\n`);
+  return pid === undefined ? EXIT_NOT_RUNNING : EXIT_OK;
+}
+
+export async function restartCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
+  noArguments(args, 'restart');
+  if (runningPid(serverPidFile(ctx.instance, ctx.env)) !== undefined) {
+    const code = await stopCommand(ctx, []);
+    if (code !== EXIT_OK) return EXIT_START_FAILED;
+  }
+  return startCommand(ctx, []);
+}

@@ -1,0 +1,11 @@
+/**
+ * Components a running server adds after the database and its identity check, in start order
+ * (they stop in reverse). One line each, e.g. `new R66Listener(runtime)`. Kept apart from
+ * runtime.ts so adding a listener, HTTP or the scheduler does not touch the composition logic.
+ */
+import type { Component } from './component.js';
+import type { ServerRuntime } from './runtime.js';
+
+export function extraComponents(_runtime: ServerRuntime): Component[] {
+  return [];
+}

@@ -1,0 +1,164 @@
+/**
+ * The embedded default: on a machine without any installed instance, `svc-r66server start`
+ * creates a complete per-user instance (default `~/.svc-r66`) and runs it. Layout:
+ *
+ *   server.xml client.xml authent.xml     configuration (absolute paths inside)
+ *   cryptokey.des                         DES key of every encrypted password
+ *   admin.ggp  <hostid>.ggp               administrator and host passwords (encrypted)
+ *   send.rule.xml recv.rule.xml           default rules (any partner)
+ *   data/{in,out,arch,work,conf,admin}    serverhome and its working directories
+ *   db/svc-r66.sqlite                     the SQLite database (schema, partners, rules loaded)
+ *   log/                                  logs of the background (service) mode
+ *
+ * Creation is all or nothing: server.xml is what marks a home as existing, and any failure removes
+ * everything this run created.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { generateCryptoKey, writeCryptoKeyFile, writeGgpFile } from '../config/crypto.js';
+import { el, section, writeXmlFile, type XmlOut } from '../config/xml-write.js';
+import { runDatabaseTool } from './database-tool.js';
+import { pickPort } from './ports.js';
+import { silentLogger } from './logger.js';
+
+/** The original's default R66 ports (config.md §3.3). */
+export const DEFAULT_R66_PORT = 6666;
+export const DEFAULT_R66_SSL_PORT = 6667;
+
+export interface HomeReport {
+  home: string;
+  hostId: string;
+  port: number;
+  sslPort: number;
+  database: string;
+}
+
+/** Something that prints the human lines (the CLI's Io). */
+export interface HomePrinter {
+  out(text: string): void;
+}
+
+/** `svc-<hostname>`, reduced to characters every partner accepts in a host id. */
+export function defaultHostId(): string {
+  const name = hostname().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'host';
+  return `svc-${name}`;
+}
+
+function newPassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+function rule(idRule: string, mode: number, comment: string): XmlOut {
+  const empty = (name: string): XmlOut => section(name, [section('tasks', [])]);
+  return section('rule', [
+    ...el('idrule', idRule),
+    ...el('comment', comment),
+    section('hostids', []),
+    ...el('mode', mode),
+    empty('rpretasks'), empty('rposttasks'), empty('rerrortasks'),
+    empty('spretasks'), empty('sposttasks'), empty('serrortasks'),
+  ]);
+}
+
+function partner(hostId: string, port: number, keyFile: string): XmlOut {
+  return section('entry', [
+    ...el('hostid', hostId), ...el('address', '127.0.0.1'), ...el('port', port), ...el('isssl', false),
+    ...el('admin', true), ...el('isclient', false), ...el('isactive', true), ...el('keyfile', keyFile),
+  ]);
+}
+
+/** Creates the home if it has no server.xml yet, printing what was made; returns undefined if it existed. */
+export async function ensureEmbeddedHome(home: string, printer: HomePrinter): Promise<HomeReport | undefined> {
+  const serverXml = join(home, 'server.xml');
+  if (existsSync(serverXml)) return undefined;
+  const homeExisted = existsSync(home);
+  const created: string[] = [];
+  try {
+    const report = await createHome(home, created);
+    printer.out(
+      `Created the svc-r66 home ${home} (host id ${report.hostId}):\n` +
+        `  configuration  ${join(home, 'server.xml')}, client.xml, authent.xml, send.rule.xml, recv.rule.xml\n` +
+        `  keys           cryptokey.des, admin.ggp (administrator 'admin'), ${report.hostId}.ggp (host password)\n` +
+        `  files          ${join(home, 'data')} (in, out, arch, work)\n` +
+        `  database       ${report.database}\n` +
+        `  R66 port       ${report.port} (plain; TLS port ${report.sslPort} is configured but off: no certificate)\n`,
+    );
+    return report;
+  } catch (err) {
+    // All or nothing: a half-made home would be taken as a real one by the next start.
+    if (!homeExisted) rmSync(home, { recursive: true, force: true });
+    else for (const path of created.reverse()) rmSync(path, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function createHome(home: string, created: string[]): Promise<HomeReport> {
+  const hostId = defaultHostId();
+  const port = await pickPort(DEFAULT_R66_PORT);
+  const sslPort = await pickPort(DEFAULT_R66_SSL_PORT, [port]);
+  const p = (name: string): string => {
+    const path = join(home, name);
+    created.push(path);
+    return path;
+  };
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const dataDir = p('data');
+  for (const d of ['in', 'out', 'arch', 'work', 'conf', 'admin']) mkdirSync(join(dataDir, d), { recursive: true });
+  const dbDir = p('db');
+  mkdirSync(dbDir, { recursive: true });
+  mkdirSync(p('log'), { recursive: true });
+
+  const keyFile = p('cryptokey.des');
+  const key = generateCryptoKey();
+  await writeCryptoKeyFile(keyFile, key);
+  const adminGgp = p('admin.ggp');
+  await writeGgpFile(adminGgp, key, newPassword());
+  const hostGgp = p(`${hostId}.ggp`);
+  await writeGgpFile(hostGgp, key, newPassword());
+
+  const database = join(dbDir, 'svc-r66.sqlite');
+  const identity = section('identity', [...el('hostid', hostId), ...el('cryptokey', keyFile)]);
+  const directory = section('directory', [
+    ...el('serverhome', dataDir), ...el('in', 'in'), ...el('out', 'out'), ...el('arch', 'arch'), ...el('work', 'work'), ...el('conf', 'conf'),
+  ]);
+  const db = section('db', [
+    ...el('dbdriver', 'sqlite'), ...el('dbserver', `jdbc:sqlite:${database}`),
+    // SQLite has no users; the loader still requires both values (config.md §3.7).
+    ...el('dbuser', 'svc'), ...el('dbpasswd', 'unused-by-sqlite'),
+    ...el('autoUpgrade', true),
+  ]);
+  const comment = (text: string): XmlOut[] => el('comment', text);
+
+  await writeXmlFile(p('authent.xml'), section('authent', [
+    ...comment(`Partners of ${hostId}. Load changes with: svc-r66server loadconf`),
+    partner(hostId, port, hostGgp),
+  ]));
+  await writeXmlFile(p('send.rule.xml'), rule('send', 1, 'Default rule: the requester sends a file to the partner'));
+  await writeXmlFile(p('recv.rule.xml'), rule('recv', 2, 'Default rule: the requester receives a file from the partner'));
+  await writeXmlFile(p('client.xml'), section('config', [
+    ...comment(`Client of the embedded svc-r66 home (${home})`),
+    identity, section('client', []), directory, db,
+  ]));
+  const serverConfig = section('config', [
+    ...comment(`Embedded svc-r66 home (${home}), generated at first start`),
+    identity,
+    section('server', [
+      ...el('serveradmin', 'admin'), ...el('serverpasswdfile', adminGgp), ...el('usenossl', true), ...el('usessl', false),
+      ...el('httpadmin', join(dataDir, 'admin')),
+    ]),
+    section('network', [...el('serverport', port), ...el('serversslport', sslPort), ...el('serverhttpport', 0), ...el('serverhttpsport', 0)]),
+    directory, db,
+  ]);
+  // A temporary name until the database is ready: server.xml is the marker of a complete home.
+  const pending = p('server.xml.new');
+  await writeXmlFile(pending, serverConfig);
+  await runDatabaseTool({
+    configFile: pending, side: 'server', initdb: true, upgradeDb: true,
+    authFile: join(home, 'authent.xml'), ruleDir: home, log: silentLogger(),
+  });
+  await writeXmlFile(p('server.xml'), serverConfig);
+  rmSync(pending, { force: true });
+  return { home, hostId, port, sslPort, database };
+}
