@@ -18,5 +18,5 @@ const COMMANDS: Record<string, CommandHandler<DbCommandContext>> = {
 
 runMain('svc-r66client', processIo, async () => {
   const { instance, args } = selectInstance(process.argv.slice(2), 'client');
-  return dispatch('svc-r66client', args, COMMANDS, { instance, side: 'client', io: processIo }, clientUsage(), processIo);
+  return dispatch<DbCommandContext>('svc-r66client', args, COMMANDS, { instance, side: 'client', io: processIo }, clientUsage(), processIo);
 });
