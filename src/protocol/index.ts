@@ -35,3 +35,4 @@ export * from './authent.js';
 export * from './digest.js';
 export * from '../model/error-code.js';
 export * from '../model/digest.js';
+export * from './valid-commands.js';

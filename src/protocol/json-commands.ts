@@ -184,3 +184,26 @@ export function stringifyJsonCommand(cmd: JsonCommand): string {
 export function invalidCommandAnswer(subType: number): JsonCommandOf<'JsonPacket'> {
   return newJsonCommand('JsonPacket', { comment: 'Invalid command', requestUserPacket: subType });
 }
+
+/** The class a Java host expects for each JsonCommand sub-type (packets §16.2); 13 and 15 take any. */
+export const JSON_CLASS_BY_SUBTYPE: Readonly<Partial<Record<number, readonly JsonClassName[]>>> = {
+  4: ['RestartTransferJsonPacket'],
+  7: ['RequestJsonPacket'],
+  8: ['ShutdownRequestJsonPacket'],
+  9: ['StopOrCancelJsonPacket'],
+  10: ['StopOrCancelJsonPacket'],
+  11: ['ConfigExportJsonPacket', 'ConfigExportResponseJsonPacket'],
+  12: ['ConfigImportJsonPacket', 'ConfigImportResponseJsonPacket'],
+  16: ['LogJsonPacket', 'LogResponseJsonPacket'],
+  17: ['LogJsonPacket', 'LogResponseJsonPacket'],
+  18: ['InformationJsonPacket'],
+  19: ['BandwidthJsonPacket'],
+  22: ['BusinessRequestJsonPacket'],
+  24: ['ShutdownOrBlockJsonPacket'],
+};
+
+/** True when `cmd` is a class the Java host accepts for that sub-type (else the command fails). */
+export function jsonClassFitsSubType(cmd: JsonCommand, subType: number): boolean {
+  const allowed = JSON_CLASS_BY_SUBTYPE[subType];
+  return allowed === undefined || allowed.includes(cmd.jsonClass);
+}
