@@ -3,8 +3,8 @@
  * connection's), then dispatch of the command to its handler (r66-protocol.md §6, §9.14).
  */
 import { ErrorCode } from '../model/error-code.js';
-import { errorPacket, PacketType, type AuthentPacket, type Packet } from '../protocol/index.js';
-import { buildAuthent, checkAuthent, REFUSAL_PREFIX } from './authentication.js';
+import { authentRefusalPacket, errorPacket, PacketType, type AuthentPacket, type Packet } from '../protocol/index.js';
+import { buildAuthent, checkAuthent } from './authentication.js';
 import type { LocalChannel } from './channel.js';
 import type { NetContext } from './context.js';
 import { R66Error, RemoteError } from './errors.js';
@@ -51,13 +51,13 @@ async function authenticate(ctx: NetContext, channel: LocalChannel, packet: Auth
     directory: ctx.directory,
     isTls,
     remoteIp: connection.remoteAddress,
+    identity: ctx.identity,
     checkAddress: ctx.checkAddress,
     checkClientAddress: ctx.checkClientAddress,
-    ownProxified: ctx.identity.proxified,
   });
   if (!outcome.ok) {
     ctx.logger.warn({ hostId: packet.hostId, ip: connection.remoteAddress, reason: outcome.reason }, 'authentication refused');
-    await channel.send(errorPacket(REFUSAL_PREFIX + outcome.reason, outcome.code)).catch(() => undefined);
+    await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
     ctx.blacklist.ban(connection.remoteAddress);
     channel.close(new R66Error(outcome.reason, outcome.code));
     connection.close(new R66Error(outcome.reason, outcome.code));
@@ -66,8 +66,8 @@ async function authenticate(ctx: NetContext, channel: LocalChannel, packet: Auth
   const { partner } = outcome;
   // The answer echoes the request's localId (§6.2).
   await channel.send(await buildAuthent(ctx.identity, ctx.directory, isTls, packet.localId, 1));
-  if (partner.proxified) ctx.blacklist.disable();
-  connection.markAuthenticated(partner, ctx.reuseAuthentication && partner.supportsReuse);
+  if (partner.capabilities.proxified) ctx.blacklist.disable();
+  connection.markAuthenticated(partner, ctx.reuseAuthentication && partner.capabilities.authenticationReuse);
   channel.partner = partner;
   ctx.logger.debug({ hostId: partner.hostId }, 'partner authenticated');
   return partner;

@@ -1,32 +1,24 @@
 /**
- * Mutual authentication (r66-protocol.md §5-§6): building our Authent packet and checking a
- * received one (request or answer) in the original's order, with the original's refusal texts.
+ * Mutual authentication (r66-protocol.md §5-§6) on top of the protocol's pure checks: this module
+ * does the I/O they leave to the caller (partner lookup, address resolution) and builds our own
+ * Authent packet from the local identity.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { NO_ADDRESS } from '../model/host.js';
-import type { AuthentPacket } from '../protocol/index.js';
-import { buildVersionString, parsePartnerVersion, wireKey } from './authent-compat.js';
-import { ownHostId, type AuthenticatedPartner, type LocalIdentity, type PartnerDirectory } from './partner.js';
-
-/**
- * Prefix of every refusal text: the Java host wraps the reason in its FTP-style "not logged in"
- * reply (captures: session-b streams 12 and 14).
- */
-export const REFUSAL_PREFIX = 'Code: REPLY_530_NOT_LOGGED_IN Mesg: ';
-
-export const REFUSAL = {
-  unknownHost: (id: string) => `HostId not allowed: ${id}`,
-  mixedSsl: 'HostId not allowed: mixed Ssl',
-  badKey: 'Key is not valid for this HostId',
-  inactive: 'Host is Inactive therefore connection is refused',
-  badAddress: (ip: string) => `Server IP not authenticated: ${ip}`,
-} as const;
+import type { ErrorCodeInfo } from '../model/error-code.js';
+import { NO_ADDRESS, type Host } from '../model/host.js';
+import {
+  authentPacket,
+  buildVersionString,
+  checkAuthent as checkAuthentPacket,
+  type AuthentPacket,
+  type AuthentPartnerEntry,
+} from '../protocol/index.js';
+import { ownHostId, type AuthenticatedPartner, type LocalIdentity, type PartnerDirectory, type PartnerEntry } from './partner.js';
 
 export interface AuthCheckOptions {
   directory: PartnerDirectory;
+  identity: LocalIdentity;
   isTls: boolean;
   /** The peer's IP as seen on the socket. */
   remoteIp: string | undefined;
@@ -34,70 +26,68 @@ export interface AuthCheckOptions {
   checkAddress?: boolean;
   /** server.xml `checkclientaddress` (default false). */
   checkClientAddress?: boolean;
-  /** This host is proxified: never check addresses. */
-  ownProxified?: boolean;
 }
 
 export type AuthOutcome =
   | { ok: true; partner: AuthenticatedPartner }
   | { ok: false; reason: string; code: ErrorCodeInfo };
 
-function refuse(reason: string): AuthOutcome {
-  return { ok: false, reason, code: ErrorCode.BadAuthent };
+function plainIp(ip: string): string {
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
-function sameIp(a: string, b: string): boolean {
-  const strip = (ip: string): string => (ip.startsWith('::ffff:') ? ip.slice(7) : ip);
-  return strip(a) === strip(b);
-}
-
-async function addressMatches(address: string, remoteIp: string): Promise<boolean> {
-  if (isIP(address)) return sameIp(address, remoteIp);
+async function resolveAll(address: string): Promise<string[]> {
+  if (isIP(address)) return [plainIp(address)];
   try {
-    const all = await lookup(address, { all: true });
-    return all.some((a) => sameIp(a.address, remoteIp));
+    return (await lookup(address, { all: true })).map((a) => plainIp(a.address));
   } catch {
-    return false;
+    return [];
   }
 }
 
-/** Checks a received Authent (§6.3); the first failing check gives the refusal. */
+/**
+ * Whether §6.3 step 4 applies: `checkaddress` on, nobody proxified, and the entry is a server (or a
+ * client with a real address when `checkclientaddress` is on).
+ */
+function addressCheckApplies(host: Host, opts: AuthCheckOptions, peerProxified: boolean): boolean {
+  if (!opts.checkAddress || opts.identity.proxified || host.isProxified || peerProxified) return false;
+  return !host.isClient || (opts.checkClientAddress === true && host.address !== NO_ADDRESS);
+}
+
+function peerAnnouncesProxified(version: string | null): boolean {
+  return version !== null && /"PROXIFIED"\s*:\s*true/.test(version);
+}
+
+/** Checks a received Authent (request or answer) in the original's order (§6.3). */
 export async function checkAuthent(packet: AuthentPacket, opts: AuthCheckOptions): Promise<AuthOutcome> {
-  const entry = await opts.directory.find(packet.hostId);
-  if (entry === undefined) return refuse(REFUSAL.unknownHost(packet.hostId));
-  const { host } = entry;
-  if (host.isSsl !== opts.isTls) return refuse(REFUSAL.mixedSsl);
-  if (entry.password !== null) {
-    // An entry without key accepts any key, before the active flag is looked at (§6.1).
-    if (!host.isActive) return refuse(REFUSAL.inactive);
-    const expected = wireKey(entry.password);
-    if (packet.key.length !== expected.length || !timingSafeEqual(packet.key, expected)) return refuse(REFUSAL.badKey);
+  const entry: PartnerEntry | undefined = await opts.directory.find(packet.hostId);
+  let address: { peerIp: string; allowedIps: string[] } | undefined;
+  if (entry && opts.remoteIp !== undefined && addressCheckApplies(entry.host, opts, peerAnnouncesProxified(packet.version))) {
+    address = { peerIp: plainIp(opts.remoteIp), allowedIps: await resolveAll(entry.host.address) };
   }
-  const caps = parsePartnerVersion(packet.version);
-  if (opts.checkAddress && !opts.ownProxified && !host.isProxified && !caps.proxified && opts.remoteIp !== undefined) {
-    const mustCheck = !host.isClient || (opts.checkClientAddress === true && host.address !== NO_ADDRESS);
-    if (mustCheck && !(await addressMatches(host.address, opts.remoteIp))) return refuse(REFUSAL.badAddress(opts.remoteIp));
-  }
+  const view: AuthentPartnerEntry | undefined = entry && { hostId: entry.host.hostId, isSsl: entry.host.isSsl, isActive: entry.host.isActive, password: entry.password };
+  const result = checkAuthentPacket(packet, {
+    isTls: opts.isTls,
+    lookup: (id) => (id === packet.hostId ? view : undefined),
+    address,
+    defaults: { digest: opts.identity.digest },
+  });
+  if (!result.ok) return { ok: false, reason: result.reason, code: result.code };
   return {
     ok: true,
-    partner: { hostId: packet.hostId, host, version: packet.version, supportsReuse: caps.supportsReuse, proxified: caps.proxified },
+    partner: { hostId: packet.hostId, host: (entry as PartnerEntry).host, version: packet.version, capabilities: result.capabilities },
   };
 }
 
 /**
  * Our Authent packet: our host id for this kind of connection, the wire key of our own entry's
- * password, `localId` (ours in a request, the request's echoed in an answer) and our version.
+ * password (the original authenticates with its own partner-table entry), `localId` (ours in a
+ * request, the request's echoed in an answer) and our version string.
  */
 export async function buildAuthent(identity: LocalIdentity, directory: PartnerDirectory, isTls: boolean, localId: number, way: 0 | 1): Promise<AuthentPacket> {
   const hostId = ownHostId(identity, isTls);
   const self = await directory.find(hostId);
   if (self === undefined) throw new Error(`this host's own id ${hostId} is not in the partner table (config.md trap T11)`);
-  return {
-    kind: 'authent',
-    hostId,
-    key: wireKey(self.password ?? Buffer.alloc(0)),
-    localId,
-    way,
-    version: buildVersionString(identity, hostId),
-  };
+  const version = buildVersionString({ hostId, finalHash: identity.globalDigest, digest: identity.digest, proxified: identity.proxified, compression: identity.compression });
+  return authentPacket(hostId, self.password ?? Buffer.alloc(0), version, way, localId);
 }

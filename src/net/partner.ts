@@ -2,7 +2,9 @@
  * Who is on the other side, and who we are: the small interfaces the connection layer needs from
  * the configuration and the database, so that it can be built and tested without them.
  */
+import type { DigestAlgorithm } from '../model/digest.js';
 import type { Host } from '../model/host.js';
+import type { PartnerCapabilities } from '../protocol/index.js';
 
 /** A partner entry with its password already decrypted (never logged). */
 export interface PartnerEntry {
@@ -22,8 +24,8 @@ export interface LocalIdentity {
   hostId: string;
   /** Host id on TLS connections (undefined: no TLS identity). */
   sslHostId?: string;
-  /** Digest name announced in DIGESTALGO (`MD5`, `SHA-512`...). */
-  digestName: string;
+  /** Configured digest (`limit/digest`), announced in DIGESTALGO. */
+  digest: DigestAlgorithm;
   /** `globaldigest` setting, announced as FINALHASH. */
   globalDigest: boolean;
   /** `compression` setting. */
@@ -39,10 +41,8 @@ export interface AuthenticatedPartner {
   host: Host;
   /** The version string it announced (`3.1.0.{json}`), null when absent. */
   version: string | null;
-  /** Its R66VERSION >= 3.6.1: later channels may skip the Authent (§6.6). */
-  supportsReuse: boolean;
-  /** It announced PROXIFIED=true. */
-  proxified: boolean;
+  /** What it announced (digest, FINALHASH, JSON use, authentication reuse...). */
+  capabilities: PartnerCapabilities;
 }
 
 /** The host id this host uses on a connection of the given kind. */

@@ -5,9 +5,9 @@
  * it, reuses the connection's authentication (§6.6).
  */
 import { ErrorCode } from '../model/error-code.js';
-import { errorPacket } from '../protocol/index.js';
+import { authentRefusalPacket } from '../protocol/index.js';
 import type { Host } from '../model/host.js';
-import { buildAuthent, checkAuthent, REFUSAL_PREFIX } from './authentication.js';
+import { buildAuthent, checkAuthent } from './authentication.js';
 import type { LocalChannel } from './channel.js';
 import type { Connection } from './connection.js';
 import { connectTo } from './connector.js';
@@ -97,18 +97,18 @@ export class ConnectionPool {
       directory: this.ctx.directory,
       isTls,
       remoteIp: connection.remoteAddress,
+      identity: this.ctx.identity,
       checkAddress: this.ctx.checkAddress,
       checkClientAddress: this.ctx.checkClientAddress,
-      ownProxified: this.ctx.identity.proxified,
     });
     if (!outcome.ok) {
       // The partner's answer does not authenticate it: tell it like the original, then drop it.
-      await channel.send(errorPacket(REFUSAL_PREFIX + outcome.reason, outcome.code)).catch(() => undefined);
+      await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
       connection.close(new R66Error(outcome.reason, outcome.code));
       throw new R66Error(`partner not authenticated: ${outcome.reason}`, outcome.code);
     }
     channel.partner = outcome.partner;
-    connection.markAuthenticated(outcome.partner, this.ctx.reuseAuthentication && outcome.partner.supportsReuse);
+    connection.markAuthenticated(outcome.partner, this.ctx.reuseAuthentication && outcome.partner.capabilities.authenticationReuse);
     return outcome.partner;
   }
 

@@ -6,6 +6,7 @@ import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { Digest } from '../../src/model/digest.js';
 import type { Host } from '../../src/model/host.js';
 import { TransferMode, type Rule } from '../../src/model/rule.js';
 import { Blacklist } from '../../src/net/blacklist.js';
@@ -51,7 +52,7 @@ export async function makeHost(
     .register('test', handleTest)
     .register('information', informationHandler({ findRule: async (id) => rules.get(id), serverHome: home, defaultOutPath: '/out' }));
   const ctx: NetContext = {
-    identity: { hostId, sslHostId: opts.sslHostId, digestName: 'SHA-512', globalDigest: true, compression: false, proxified: false },
+    identity: { hostId, sslHostId: opts.sslHostId, digest: Digest.SHA512, globalDigest: true, compression: false, proxified: false },
     directory,
     handlers,
     blacklist: new Blacklist({ enabled: true, durationMs: 150_000 }),

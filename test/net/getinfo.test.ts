@@ -1,0 +1,81 @@
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFileInfo, getTransferInfo } from '../../src/client/getinfo.js';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { hostEntry, makeHost, rule, type TestHost } from './harness.js';
+
+describe('information requests between two hosts', () => {
+  let a: TestHost;
+  let b: TestHost;
+
+  beforeAll(async () => {
+    b = await makeHost('hostb', [], { listen: true });
+    const entries = [
+      { host: hostEntry('hosta', 0), password: Buffer.from('pa') },
+      { host: hostEntry('hostb', b.listener!.port), password: Buffer.from('pb') },
+    ];
+    for (const e of entries) b.directory.set(e);
+    a = await makeHost('hosta', entries);
+    b.rules.set('send', rule('send'));
+    b.rules.set('private', rule('private', { hostIds: ['someoneelse'] }));
+    b.rules.set('other', rule('other', { sendPath: '/outother' }));
+    await mkdir(path.join(b.home, 'outother'));
+    await writeFile(path.join(b.home, 'outother', 'x.dat'), 'x');
+    const remote1 = path.join(b.home, 'out', 'remote1.txt');
+    await writeFile(remote1, 'Hello from hostb 21!\n');
+    await utimes(remote1, new Date('2026-11-21T13:36:07.536Z'), new Date('2026-11-21T13:36:07.536Z'));
+    await writeFile(path.join(b.home, 'out', 'second.txt'), 'two');
+    await writeFile(path.join(b.home, 'secret.txt'), 'not for partners');
+    await symlink(path.join(b.home, 'secret.txt'), path.join(b.home, 'out', 'link.txt'));
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it('answers existence checks with true/false and middle 1', async () => {
+    expect(await getFileInfo(a.pool, 'hostb', 'send', 'exist', 'remote1.txt')).toMatchObject({ header: 'true', middle: '1' });
+    expect(await getFileInfo(a.pool, 'hostb', 'send', 'exist', 'missing.txt')).toMatchObject({ header: 'false', middle: '1' });
+    expect(await getFileInfo(a.pool, 'hostb', 'send', 'exist', 'rem§')).toMatchObject({ header: 'true' });
+  });
+
+  it('answers an MLSx detail like the original', async () => {
+    const r = await getFileInfo(a.pool, 'hostb', 'send', 'detail', 'remote1.txt');
+    expect(r.header).toMatch(/^ Size=21;Modify=20261121133607\.536;Type=file;Perm=adfwr; remote1\.txt$/);
+    expect(r.middle).toBe('1');
+  });
+
+  it('lists virtual paths and MLSx lines, each ending with a line feed, with the count in the middle', async () => {
+    const list = await getFileInfo(a.pool, 'hostb', 'send', 'list', '*.txt');
+    expect(list.header).toBe('/out/remote1.txt\n/out/second.txt\n');
+    expect(list.middle).toBe('2');
+    const mlsx = await getFileInfo(a.pool, 'hostb', 'send', 'mlsx', 'remote*');
+    expect(mlsx.lines).toEqual([' Size=21;Modify=20261121133607.536;Type=file;Perm=adfwr; remote1.txt']);
+    expect(mlsx.header.endsWith('\n')).toBe(true);
+    expect((await getFileInfo(a.pool, 'hostb', 'other', 'list', '')).header).toBe('/outother/x.dat\n');
+  });
+
+  it('answers Error I "Error while Request 2" when a list matches nothing (captures: session-b stream 2)', async () => {
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'list', '*.none')).rejects.toMatchObject({ message: 'Error while Request 2', code: ErrorCode.Internal });
+  });
+
+  it('refuses names leaving the rule directory with FileNotAllowed', async () => {
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'exist', '../secret.txt')).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'detail', path.join(b.home, 'secret.txt'))).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'detail', 'link.txt')).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
+    // An absolute path inside the directory is fine.
+    expect((await getFileInfo(a.pool, 'hostb', 'send', 'exist', path.join(b.home, 'out', 'second.txt'))).header).toBe('true');
+  });
+
+  it('refuses an unknown rule with f, a rule not allowed for the partner with A, and answers U for transfer checks without a store', async () => {
+    await expect(getFileInfo(a.pool, 'hostb', 'nope', 'list', '*')).rejects.toMatchObject({ code: ErrorCode.FileNotFound });
+    await expect(getFileInfo(a.pool, 'hostb', 'private', 'list', '*')).rejects.toMatchObject({ code: ErrorCode.BadAuthent });
+    await expect(getTransferInfo(a.pool, 'hostb', 42n, true)).rejects.toMatchObject({ code: ErrorCode.Unimplemented });
+  });
+
+  it('kept one connection for all these requests', () => {
+    expect(a.pool.size).toBe(1);
+    expect(b.listener!.openConnections).toBe(1);
+  });
+});
