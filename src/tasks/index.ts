@@ -1,0 +1,41 @@
+/**
+ * The task subsystem: registry, substitution, runner and every local task type.
+ * The engine uses `createTaskRegistry`, `validateRuleTasks` (rule load), `tasksFor`/`sideOf` and
+ * `runTaskList`, and implements the hooks of `context.ts`.
+ */
+import { archiveTasks } from './archive-tasks.js';
+import { BUILTIN_EXECJAVA } from './builtin-plugins.js';
+import { checkTasks } from './check-tasks.js';
+import { execJavaTasks } from './execjava-task.js';
+import { execTasks } from './exec-tasks.js';
+import { fileTasks } from './file-tasks.js';
+import { logTask } from './log-task.js';
+import { TaskRegistry } from './registry.js';
+import { rescheduleTasks } from './reschedule-task.js';
+import { transcodeTasks } from './transcode-task.js';
+import { transferTasks } from './transfer-tasks.js';
+
+/** A registry with every built-in task type and built-in EXECJAVA plug-in. */
+export function createTaskRegistry(): TaskRegistry {
+  const registry = new TaskRegistry();
+  registry.register('LOG', logTask);
+  for (const family of [fileTasks, checkTasks, archiveTasks, transcodeTasks, execTasks, execJavaTasks, transferTasks, rescheduleTasks]) {
+    for (const [type, impl] of Object.entries(family)) registry.register(type, impl);
+  }
+  for (const [className, factory] of Object.entries(BUILTIN_EXECJAVA)) registry.registerExecJava(className, factory);
+  return registry;
+}
+
+export * from './context.js';
+export type { TaskImplementation, TaskInvocation, TaskResult } from './task.js';
+export { success, warning, failure } from './task.js';
+export type { ExecJavaCall, ExecJavaFactory, ExecJavaPlugin, TaskPluginModule } from './plugin-types.js';
+export { TaskRegistry, validateRuleTasks, RuleTaskError, BUILTIN_TASK_TYPES, LATER_TASK_TYPES, S3_TASK_TYPES } from './registry.js';
+export type { RuleTaskCheck } from './registry.js';
+export { runTaskList, tasksFor, sideOf } from './runner.js';
+export type { RunOptions, TaskListOutcome, TaskListStep, TaskSide } from './runner.js';
+export { pipelineA, pipelineB, normalizeSpaces, replaceVariables } from './substitution.js';
+export { variableValues } from './variables.js';
+export { parseTransferInfo, formatTransferInfo, readInfoMap, updateInfoMap } from './transfer-info.js';
+export type { InfoMap, InfoValue, ParsedInfo } from './transfer-info.js';
+export { loadTaskPlugin, loadExtendTaskFactories, registerPluginModule, canonicalClassName } from './plugins.js';

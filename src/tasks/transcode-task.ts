@@ -1,0 +1,104 @@
+/**
+ * TRANSCODE (tasks.md §8): re-encode the current file into a new file between two character
+ * sets, and/or convert its line endings. Charset names are the original's Java names; they are
+ * mapped onto iconv-lite (EBCDIC code pages such as IBM297 are not available there).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import iconv from 'iconv-lite';
+import { ErrorCode } from '../model/error-code.js';
+import { resolveTaskPath } from './paths.js';
+import { pipelineA } from './substitution.js';
+import { errorText, failure, success, type TaskImplementation } from './task.js';
+
+/** iconv-lite name for a Java charset name, or null when unsupported. */
+export function codecName(javaName: string): string | null {
+  const candidates = [javaName, javaName.replace(/^x-/i, ''), javaName.replace(/^(x-)?IBM0*/i, 'cp'), javaName.replace(/^(x-)?IBM0*/i, 'ibm')];
+  return candidates.find((c) => iconv.encodingExists(c)) ?? null;
+}
+
+/** CR before every LF not already preceded by CR. */
+export function unixToDos(data: Buffer): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i] as number;
+    if (b === 0x0a && (i === 0 || data[i - 1] !== 0x0d)) out.push(0x0d);
+    out.push(b);
+  }
+  return Buffer.from(out);
+}
+
+/** Drops a CR immediately followed by LF. */
+export function dosToUnix(data: Buffer): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i] as number;
+    if (b === 0x0d && data[i + 1] === 0x0a) continue;
+    out.push(b);
+  }
+  return Buffer.from(out);
+}
+
+interface TranscodeOptions {
+  from?: string;
+  to?: string;
+  newFile?: string;
+  extension?: string;
+  dos2unix: boolean;
+  unix2dos: boolean;
+}
+
+function parseOptions(words: string[]): TranscodeOptions {
+  const o: TranscodeOptions = { dos2unix: false, unix2dos: false };
+  for (let i = 0; i < words.length; i++) {
+    const w = (words[i] as string).toLowerCase();
+    const next = words[i + 1];
+    if (w === '-dos2unix') o.dos2unix = true;
+    else if (w === '-unix2dos') o.unix2dos = true;
+    else if (next !== undefined && (w === '-from' || w === '-to' || w === '-newfile' || w === '-extension')) {
+      i++;
+      if (w === '-from') o.from = next;
+      else if (w === '-to') o.to = next;
+      else if (w === '-newfile') o.newFile = next;
+      else o.extension = next;
+    }
+  }
+  return o;
+}
+
+const transcodeTask: TaskImplementation = {
+  async run({ type, argument, ctx }) {
+    const o = parseOptions(pipelineA(argument, ctx).text.split(/\s+/).filter((w) => w !== ''));
+    if (o.dos2unix && o.unix2dos) return failure(`${type}: -dos2unix and -unix2dos cannot be used together`, ErrorCode.Warning);
+    const file = ctx.currentFile;
+    if (!file) return failure(`${type}: the transfer has no current file`, ErrorCode.FileNotFound);
+    const eol = o.dos2unix ? dosToUnix : o.unix2dos ? unixToDos : null;
+    if (!o.from || !o.to) {
+      if (!eol) return failure(`${type}: not enough arguments: -from and -to, or -dos2unix or -unix2dos, are required`, ErrorCode.Warning);
+      try {
+        await writeFile(file, eol(await readFile(file)));
+      } catch (err) {
+        return failure(`${type}: cannot convert line endings of ${file}: ${errorText(err)}`, ErrorCode.Internal);
+      }
+      return success();
+    }
+    const from = codecName(o.from);
+    const to = codecName(o.to);
+    if (!from || !to) return failure(`${type}: unsupported charset ${!from ? o.from : o.to}`);
+    const out = o.newFile ? resolveTaskPath(ctx, o.newFile) : `${file}.${o.extension ?? 'transcode'}`;
+    try {
+      await writeFile(out, iconv.encode(iconv.decode(await readFile(file), from), to));
+    } catch (err) {
+      return failure(`${type}: cannot transcode ${file} into ${out}: ${errorText(err)}`);
+    }
+    if (eol) {
+      try {
+        await writeFile(out, eol(await readFile(out)));
+      } catch (err) {
+        ctx.logger.warn(`${type}: line endings of ${out} not converted: ${errorText(err)}`);
+      }
+    }
+    return success(out);
+  },
+};
+
+export const transcodeTasks: Record<string, TaskImplementation> = { TRANSCODE: transcodeTask };
