@@ -15,7 +15,7 @@
  * - 10 s handshake timeout.
  */
 import { readFile } from 'node:fs/promises';
-import type { ConnectionOptions, TlsOptions } from 'node:tls';
+import { createSecureContext, type ConnectionOptions, type TlsOptions } from 'node:tls';
 import { isJks, readJks } from './jks.js';
 import { TlsConfigError } from './tls-error.js';
 
@@ -106,6 +106,12 @@ export async function loadTlsMaterial(s: TlsSettings): Promise<TlsMaterial> {
     rejectUnauthorized: requireClientCert,
     handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
   };
+  try {
+    // Fail at start-up, naming the file, rather than at the first handshake.
+    createSecureContext(common);
+  } catch (err) {
+    throw new TlsConfigError(`cannot use the keystore ${s.keyPath ?? ''} / truststore ${s.trustKeyPath ?? ''}: ${(err as Error).message} (check keystorepass/keypass)`);
+  }
   const client: ConnectionOptions = {
     ...common,
     rejectUnauthorized: true,
