@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hasNoStack, runCli, sandbox, type Sandbox } from './cli-helpers.js';
+
+let box: Sandbox;
+beforeEach(() => (box = sandbox()));
+afterEach(() => box.cleanup());
+
+describe('usage and instance errors (cli.md §1.1)', () => {
+  it.each([[[]], [['help']], [['frobnicate']]])('%j prints the usage and exits 0', async (args) => {
+    const r = await runCli('server', args, box.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: svc-r66server [HOSTID] [-home DIR] COMMAND');
+    for (const c of ['start', 'stop', 'restart', 'status', 'initdb', 'loadconf', 'loadauth FILE', 'loadrule DIR']) expect(r.stdout).toContain(`  ${c}`);
+    if (args[0] === 'frobnicate') expect(r.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('a CONFDIR without server.xml: "does not exist", exit 2', async () => {
+    const r = await runCli('server', ['status'], { ...box.env, CONFDIR: join(box.dir, 'missing') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/instance .*missing.* does not exist/);
+    expect(hasNoStack(r.stderr)).toBe(true);
+  });
+
+  it('extra arguments of start/stop/status are refused with exit 1', async () => {
+    const r = await runCli('server', ['status', '-x'], box.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown option '-x' for status");
+  });
+
+  it('-home without a value is refused with exit 1', async () => {
+    const r = await runCli('server', ['status', '-home'], box.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('-home expects a value');
+  });
+});
