@@ -1,0 +1,176 @@
+import type { DialectName } from './jdbc-url.js';
+
+// The original's schema (database.md §2, §3, §8.2) as data, rendered per dialect. Names are
+// unquoted upper case as the original creates them, except RANK on MariaDB/MySQL where it is a
+// reserved word in MySQL 8 (database.md §3.3 trap).
+
+/** Logical column types of the original (database.md §2). */
+export type LogicalType = 'KEY' | 'TEXT' | 'LONGTEXT' | 'CODE' | 'BOOL' | 'INT' | 'BIGINT' | 'BINARY' | 'TS';
+
+export interface ColumnSpec {
+  name: string;
+  type: LogicalType;
+  /** Only the non-key RULES columns are nullable (database.md §2). */
+  nullable?: boolean;
+}
+
+export interface TableSpec {
+  /** Upper-case creation name. */
+  name: string;
+  columns: ColumnSpec[];
+  /** Single-column key (`HOSTID PRIMARY KEY`) or a named composite constraint. */
+  primaryKey: { columns: string[]; constraint?: string };
+}
+
+export interface IndexSpec {
+  name: string;
+  table: string;
+  columns: string[];
+}
+
+const col = (name: string, type: LogicalType, nullable = false): ColumnSpec => ({ name, type, nullable });
+
+/** Tables in creation order (database.md §8.2). */
+export const TABLES: readonly TableSpec[] = [
+  {
+    name: 'MULTIPLEMONITOR',
+    columns: [col('COUNTCONFIG', 'INT'), col('COUNTHOST', 'INT'), col('COUNTRULE', 'INT'), col('HOSTID', 'KEY')],
+    primaryKey: { columns: ['HOSTID'] },
+  },
+  {
+    name: 'CONFIGURATION',
+    columns: [
+      col('READGLOBALLIMIT', 'BIGINT'), col('WRITEGLOBALLIMIT', 'BIGINT'), col('READSESSIONLIMIT', 'BIGINT'),
+      col('WRITESESSIONLIMIT', 'BIGINT'), col('DELAYLIMIT', 'BIGINT'), col('UPDATEDINFO', 'INT'), col('HOSTID', 'KEY'),
+    ],
+    primaryKey: { columns: ['HOSTID'] },
+  },
+  {
+    name: 'HOSTCONFIG',
+    columns: [col('BUSINESS', 'LONGTEXT'), col('ROLES', 'LONGTEXT'), col('ALIASES', 'LONGTEXT'), col('OTHERS', 'LONGTEXT'), col('UPDATEDINFO', 'INT'), col('HOSTID', 'KEY')],
+    primaryKey: { columns: ['HOSTID'] },
+  },
+  {
+    name: 'HOSTS',
+    columns: [
+      col('ADDRESS', 'KEY'), col('PORT', 'INT'), col('ISSSL', 'BOOL'), col('HOSTKEY', 'BINARY'), col('ADMINROLE', 'BOOL'),
+      col('ISCLIENT', 'BOOL'), col('ISACTIVE', 'BOOL'), col('ISPROXIFIED', 'BOOL'), col('UPDATEDINFO', 'INT'), col('HOSTID', 'KEY'),
+    ],
+    primaryKey: { columns: ['HOSTID'] },
+  },
+  {
+    name: 'RULES',
+    columns: [
+      col('HOSTIDS', 'LONGTEXT', true), col('MODETRANS', 'INT', true), col('RECVPATH', 'TEXT', true), col('SENDPATH', 'TEXT', true),
+      col('ARCHIVEPATH', 'TEXT', true), col('WORKPATH', 'TEXT', true), col('RPRETASKS', 'LONGTEXT', true), col('RPOSTTASKS', 'LONGTEXT', true),
+      col('RERRORTASKS', 'LONGTEXT', true), col('SPRETASKS', 'LONGTEXT', true), col('SPOSTTASKS', 'LONGTEXT', true),
+      col('SERRORTASKS', 'LONGTEXT', true), col('UPDATEDINFO', 'INT', true), col('IDRULE', 'KEY'),
+    ],
+    primaryKey: { columns: ['IDRULE'] },
+  },
+  {
+    name: 'RUNNER',
+    columns: [
+      col('SPECIALID', 'BIGINT'), col('GLOBALSTEP', 'INT'), col('GLOBALLASTSTEP', 'INT'), col('STEP', 'INT'), col('RANK', 'INT'),
+      col('BLOCKSZ', 'INT'), col('MODETRANS', 'INT'), col('UPDATEDINFO', 'INT'), col('STEPSTATUS', 'CODE'), col('INFOSTATUS', 'CODE'),
+      col('RETRIEVEMODE', 'BOOL'), col('ISMOVED', 'BOOL'), col('STARTTRANS', 'TS'), col('STOPTRANS', 'TS'), col('OWNERREQ', 'KEY'),
+      col('REQUESTER', 'KEY'), col('REQUESTED', 'KEY'), col('IDRULE', 'KEY'), col('FILENAME', 'TEXT'), col('ORIGINALNAME', 'TEXT'),
+      col('FILEINFO', 'TEXT'), col('TRANSFERINFO', 'TEXT'),
+    ],
+    primaryKey: { columns: ['REQUESTED', 'REQUESTER', 'OWNERREQ', 'SPECIALID'], constraint: 'runner_pk' },
+  },
+];
+
+/** Indexes of database.md §3, created by initdb and by the 3.0.4 upgrade. */
+export const INDEXES: readonly IndexSpec[] = [
+  { name: 'IDX_CONFIG', table: 'CONFIGURATION', columns: ['HOSTID', 'UPDATEDINFO'] },
+  { name: 'IDX_HOSTCONF', table: 'HOSTCONFIG', columns: ['HOSTID', 'UPDATEDINFO'] },
+  { name: 'IDX_HOST', table: 'HOSTS', columns: ['UPDATEDINFO'] },
+  { name: 'IDX_RULE', table: 'RULES', columns: ['UPDATEDINFO'] },
+  { name: 'IDX_PUSH_FILTER', table: 'RUNNER', columns: ['STOPTRANS', 'OWNERREQ'] },
+  { name: 'IDX_RUN_FILTER', table: 'RUNNER', columns: ['UPDATEDINFO', 'OWNERREQ', 'STARTTRANS'] },
+  { name: 'IDX_MON_FILTER', table: 'RUNNER', columns: ['GLOBALSTEP', 'OWNERREQ', 'STARTTRANS'] },
+  { name: 'FOLLOWID_IDX', table: 'RUNNER', columns: ['TRANSFERINFO', 'OWNERREQ'] },
+];
+
+// TEXT instead of VARCHAR(8096) on MariaDB/MySQL: with today's utf8mb4 default, four VARCHAR(8096)
+// columns exceed the 65535-byte row limit and CREATE TABLE fails (the original only worked with
+// latin1 schemas). TEXT holds 65535 bytes, i.e. at least the 8096-character limit.
+const MYSQL_TYPES: Readonly<Record<LogicalType, string>> = {
+  KEY: 'VARCHAR(255)', TEXT: 'TEXT', LONGTEXT: 'TEXT', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
+  INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'VARBINARY(510)', TS: 'TIMESTAMP(3)',
+};
+
+const TYPES: Readonly<Record<DialectName, Readonly<Record<LogicalType, string>>>> = {
+  postgresql: {
+    KEY: 'VARCHAR(255)', TEXT: 'VARCHAR(8096)', LONGTEXT: 'VARCHAR(12288)', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
+    INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'BYTEA', TS: 'TIMESTAMP(3)',
+  },
+  mysql: MYSQL_TYPES,
+  mariadb: MYSQL_TYPES,
+  // SQLite keeps H2's declared types (informative only, SQLite is dynamically typed) except BLOB,
+  // which gives the key column the BLOB affinity.
+  sqlite: {
+    KEY: 'VARCHAR(255)', TEXT: 'VARCHAR(8096)', LONGTEXT: 'VARCHAR(12288)', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
+    INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'BLOB', TS: 'TIMESTAMP(3)',
+  },
+};
+
+/** The SQL type of a logical type on a dialect. */
+export function sqlType(dialect: DialectName, type: LogicalType): string {
+  return TYPES[dialect][type];
+}
+
+/** A column name as it must appear in DDL on this dialect. */
+export function columnName(dialect: DialectName, name: string): string {
+  return (dialect === 'mysql' || dialect === 'mariadb') && name === 'RANK' ? '`RANK`' : name;
+}
+
+/** `DEFAULT` clause of the two RUNNER timestamps: local time, millisecond precision. */
+function tsDefault(dialect: DialectName): string {
+  return dialect === 'sqlite' ? "DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now', 'localtime'))" : 'DEFAULT CURRENT_TIMESTAMP(3)';
+}
+
+/** The full column definition (`NAME TYPE [NOT NULL] [DEFAULT ...]`). */
+export function columnDefinition(dialect: DialectName, column: ColumnSpec, primaryKey = false): string {
+  let def = `${columnName(dialect, column.name)} ${sqlType(dialect, column.type)}`;
+  if (primaryKey) return `${def} PRIMARY KEY`;
+  if (!column.nullable) def += ' NOT NULL';
+  if (column.type === 'TS') def += ` ${tsDefault(dialect)}`;
+  return def;
+}
+
+/** `CREATE TABLE IF NOT EXISTS` for one table. */
+export function createTableSql(dialect: DialectName, table: TableSpec): string {
+  const single = table.primaryKey.constraint === undefined && table.primaryKey.columns.length === 1 ? table.primaryKey.columns[0] : undefined;
+  const parts = table.columns.map((c) => columnDefinition(dialect, c, c.name === single));
+  if (single === undefined) {
+    parts.push(`CONSTRAINT ${table.primaryKey.constraint ?? `${table.name.toLowerCase()}_pk`} PRIMARY KEY (${table.primaryKey.columns.map((c) => columnName(dialect, c)).join(', ')})`);
+  }
+  return `CREATE TABLE IF NOT EXISTS ${table.name} (${parts.join(', ')})`;
+}
+
+/**
+ * `CREATE INDEX`: with IF NOT EXISTS where the dialect has it; on MariaDB/MySQL the caller checks
+ * information_schema first (MySQL has no IF NOT EXISTS for indexes).
+ */
+export function createIndexSql(dialect: DialectName, index: IndexSpec): string {
+  const ifNotExists = dialect === 'mysql' || dialect === 'mariadb' ? '' : 'IF NOT EXISTS ';
+  // TRANSFERINFO is too long for a MariaDB/MySQL index key, so a prefix is indexed there (the
+  // original's plain CREATE INDEX fails on it and the error is ignored).
+  const cols = index.columns.map((c) => ((dialect === 'mysql' || dialect === 'mariadb') && c === 'TRANSFERINFO' ? 'TRANSFERINFO(255)' : columnName(dialect, c)));
+  return `CREATE INDEX ${ifNotExists}${index.name} ON ${index.table} (${cols.join(', ')})`;
+}
+
+/** Minimum of the transfer-id sequence (database.md §3.7, §7). */
+export const SEQUENCE_MIN = -9223372036854775807n;
+
+/** `CREATE SEQUENCE` for PostgreSQL and MariaDB ≥ 10.3. */
+export function createSequenceSql(start: bigint): string {
+  return `CREATE SEQUENCE IF NOT EXISTS RUNSEQ MINVALUE ${SEQUENCE_MIN} START WITH ${start}`;
+}
+
+/** The emulated sequence table of MySQL (and of SQLite here). */
+export function createSequencesTableSql(): string {
+  return 'CREATE TABLE IF NOT EXISTS Sequences (name VARCHAR(22) NOT NULL PRIMARY KEY, seq BIGINT NOT NULL)';
+}

@@ -1,0 +1,17 @@
+// Public API of the database module (design.md §2: src/store). Other modules import from here only.
+export { StoreError } from './errors.js';
+export { parseJdbcUrl, redactUrl } from './jdbc-url.js';
+export type { DbConnectionSettings, DialectName, ServerSettings, SqliteSettings } from './jdbc-url.js';
+export { openStore } from './store.js';
+export type { OpenStoreOptions, Store, TransactionScope } from './store.js';
+export type { InitSchemaOptions, UpgradeResult } from './schema.js';
+export { CURRENT_SCHEMA_VERSION, compareVersions, versionFromOthers, othersWithVersion } from './schema-version.js';
+export type {
+  HostConfigRepository, HostFilter, HostRepository, LimitsRepository, MultipleMonitorRepository, Repositories,
+  RuleFilter, RuleRepository, RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange,
+} from './repository-types.js';
+export { formatLocalTimestamp, parseLocalTimestamp } from './codec.js';
+export { openNoDatabaseStore } from './nodb/nodb-store.js';
+export type { NoDatabaseOptions, NoDatabaseSource } from './nodb/nodb-store.js';
+export { GuidGenerator } from './guid.js';
+export { formatRunnerTimestamp, parseRunnerTimestamp, runnersDocument, runnersFromXml, runnerToXml } from './runner-xml.js';

@@ -1,0 +1,129 @@
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TransferKey, TransferRecord } from '../../model/transfer.js';
+import { UpdatedInfo } from '../../model/transfer.js';
+import { StoreError } from '../errors.js';
+import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
+import { runnersDocument, runnersFromXml } from '../runner-xml.js';
+import { matchesTransfer, orderTransfers } from './transfer-filter.js';
+
+const SUFFIX = '_singlerunner.xml';
+
+/**
+ * RUNNER without a database (database.md §11): one XML file per transfer in the archive
+ * directory, `<requester>_<requested>_<specialid>_singlerunner.xml`, root `taskrunners` with one
+ * `runner`. Files are replaced atomically (write then rename). Lists read every file: this mode
+ * serves clients with a handful of transfers, not servers.
+ */
+export class FileRunnerRepository implements RunnerRepository {
+  constructor(private readonly dir: string) {}
+
+  private path(key: TransferKey): string {
+    return join(this.dir, `${key.requester}_${key.requested}_${key.specialId}${SUFFIX}`);
+  }
+
+  private async write(record: TransferRecord): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const target = this.path(record);
+    const tmp = `${target}.${process.pid}.tmp`;
+    await writeFile(tmp, runnersDocument([record], { withState: true }), 'utf8');
+    await rename(tmp, target);
+  }
+
+  private async readFileRecord(file: string): Promise<TransferRecord | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new StoreError(`cannot read transfer file ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    return runnersFromXml(text)[0];
+  }
+
+  private async all(): Promise<TransferRecord[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => n.endsWith(SUFFIX));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StoreError(`cannot list transfer files in ${this.dir}: ${(err as Error).message}`, { cause: err });
+    }
+    const records = await Promise.all(names.map((n) => this.readFileRecord(join(this.dir, n)).catch(() => undefined)));
+    return records.filter((r): r is TransferRecord => r !== undefined);
+  }
+
+  async insert(record: TransferRecord): Promise<void> {
+    if (await this.get(record)) throw new StoreError(`transfer ${record.specialId} (${record.requester} -> ${record.requested}) already exists`);
+    await this.write(record);
+  }
+
+  async upsert(record: TransferRecord): Promise<void> {
+    await this.write(record);
+  }
+
+  async get(key: TransferKey): Promise<TransferRecord | undefined> {
+    const r = await this.readFileRecord(this.path(key));
+    return r && r.ownerReq === key.ownerReq ? r : undefined;
+  }
+
+  async findBySpecialId(ownerReq: string, specialId: bigint): Promise<TransferRecord[]> {
+    return this.list({ ownerReq, specialIdFrom: specialId, specialIdTo: specialId }, { orderBy: 'specialId' })
+      .then((l) => l.sort((a, b) => (a.requester + a.requested < b.requester + b.requested ? -1 : 1)));
+  }
+
+  async update(record: TransferRecord): Promise<boolean> {
+    if (!(await this.get(record))) return false;
+    await this.write(record);
+    return true;
+  }
+
+  async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+    const current = await this.get(key);
+    if (!current) return false;
+    const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<TransferRecord>;
+    await this.write({ ...current, ...defined, stop: change.stop ?? new Date() });
+    return true;
+  }
+
+  async updateRank(key: TransferKey, rank: number): Promise<boolean> {
+    return this.updateState(key, { rank });
+  }
+
+  async list(filter: TransferFilter = {}, options: TransferListOptions = {}): Promise<TransferRecord[]> {
+    return orderTransfers((await this.all()).filter((r) => matchesTransfer(r, filter)), options);
+  }
+
+  async count(filter: TransferFilter = {}): Promise<number> {
+    return (await this.list(filter)).length;
+  }
+
+  async delete(key: TransferKey): Promise<boolean> {
+    if (!(await this.get(key))) return false;
+    await rm(this.path(key), { force: true });
+    return true;
+  }
+
+  async deleteWhere(filter: TransferFilter): Promise<number> {
+    const doomed = await this.list(filter);
+    for (const r of doomed) await rm(this.path(r), { force: true });
+    return doomed.length;
+  }
+
+  async listDue(ownerReq: string, now: Date, limit: number): Promise<TransferRecord[]> {
+    return this.list({ ownerReq, startTo: now, updatedInfo: [UpdatedInfo.TOSUBMIT] }, { orderBy: 'start', limit });
+  }
+
+  async resetInterrupted(ownerReq: string): Promise<number> {
+    const rows = await this.list({ ownerReq, updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED] });
+    for (const r of rows) await this.write({ ...r, updatedInfo: UpdatedInfo.TOSUBMIT });
+    return rows.length;
+  }
+
+  async markFinishedAsDone(ownerReq: string): Promise<number> {
+    const rows = (await this.list({ ownerReq })).filter((r) => r.globalLastStep === 4
+      && r.updatedInfo !== UpdatedInfo.DONE && r.updatedInfo !== UpdatedInfo.UNKNOWN && r.stepStatus.char > 'O');
+    for (const r of rows) await this.write({ ...r, updatedInfo: UpdatedInfo.DONE });
+    return rows.length;
+  }
+}

@@ -1,0 +1,49 @@
+import { UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
+import type { TransferFilter, TransferListOptions } from '../repository-types.js';
+
+// The SQL conditions of repositories/runner.ts evaluated in memory (no-database mode).
+
+/** True when `r` satisfies every condition of `f`. */
+export function matchesTransfer(r: TransferRecord, f: TransferFilter): boolean {
+  const t = (d: Date) => d.getTime();
+  if (f.ownerReq !== undefined && r.ownerReq !== f.ownerReq) return false;
+  if (f.specialIdFrom !== undefined && r.specialId < f.specialIdFrom) return false;
+  if (f.specialIdTo !== undefined && r.specialId > f.specialIdTo) return false;
+  if (f.startFrom !== undefined && t(r.start) < t(f.startFrom)) return false;
+  if (f.startTo !== undefined && t(r.start) > t(f.startTo)) return false;
+  if (f.stopFrom !== undefined && t(r.stop) < t(f.stopFrom)) return false;
+  if (f.stopTo !== undefined && t(r.stop) > t(f.stopTo)) return false;
+  if (f.idRule !== undefined && r.idRule !== f.idRule) return false;
+  if (f.requester !== undefined && r.requester !== f.requester) return false;
+  if (f.requested !== undefined && r.requested !== f.requested) return false;
+  if (f.partner !== undefined && r.requester !== f.partner && r.requested !== f.partner) return false;
+  if (f.updatedInfo !== undefined && !f.updatedInfo.includes(r.updatedInfo)) return false;
+  if (f.globalStep !== undefined && !f.globalStep.includes(r.globalStep)) return false;
+  if (f.notRunning && r.updatedInfo === UpdatedInfo.RUNNING) return false;
+  if (f.followId !== undefined) {
+    const id = f.followId.toString();
+    if (!r.transferInfo.includes(`"follow":${id},`) && !r.transferInfo.includes(`"follow":${id}}`)) return false;
+  }
+  const s = f.status;
+  if (s && (s.pending || s.transfer || s.error || s.done)) {
+    const u = r.updatedInfo;
+    const any = (s.pending && u === UpdatedInfo.TOSUBMIT) || (s.transfer && u === UpdatedInfo.RUNNING)
+      || (s.error && (u === UpdatedInfo.INERROR || u === UpdatedInfo.INTERRUPTED || r.globalStep === 5))
+      || (s.done && (u === UpdatedInfo.DONE || r.globalStep === 4));
+    if (!any) return false;
+  }
+  return true;
+}
+
+/** Sorts and pages like the SQL list (ties broken by id). */
+export function orderTransfers(list: TransferRecord[], o: TransferListOptions = {}): TransferRecord[] {
+  const key = o.orderBy ?? 'specialId';
+  const sign = o.descending ? -1 : 1;
+  const cmpId = (a: TransferRecord, b: TransferRecord) => (a.specialId < b.specialId ? -1 : a.specialId > b.specialId ? 1 : 0);
+  const sorted = [...list].sort((a, b) => {
+    const primary = key === 'specialId' ? 0 : key === 'start' ? a.start.getTime() - b.start.getTime() : a.stop.getTime() - b.stop.getTime();
+    return sign * (primary !== 0 ? Math.sign(primary) : cmpId(a, b));
+  });
+  const from = o.offset ?? 0;
+  return sorted.slice(from, o.limit === undefined ? undefined : from + o.limit);
+}

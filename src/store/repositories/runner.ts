@@ -1,0 +1,177 @@
+import type { Expression, ExpressionBuilder, Selectable, SqlBool, Updateable } from 'kysely';
+import { parseErrorCode } from '../../model/error-code.js';
+import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
+import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
+import type { Database, RunnerTable } from '../db-types.js';
+import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
+import { affected, insertRow, upsertRow, type RepoContext } from './context.js';
+
+const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const;
+const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
+
+/**
+ * RUNNER on a relational database. Called once per transfer state change (not per block): each
+ * method is one simple statement on the primary key or on an indexed filter.
+ */
+export class SqlRunnerRepository implements RunnerRepository {
+  constructor(private readonly ctx: RepoContext) {}
+
+  async insert(record: TransferRecord): Promise<void> {
+    await insertRow(this.ctx, 'runner', this.toRow(record), `transfer ${record.specialId} (${record.requester} -> ${record.requested}, owner ${record.ownerReq})`);
+  }
+
+  async upsert(record: TransferRecord): Promise<void> {
+    await upsertRow(this.ctx, 'runner', this.toRow(record), KEY_COLUMNS);
+  }
+
+  async get(key: TransferKey): Promise<TransferRecord | undefined> {
+    const row = await this.ctx.db.selectFrom('runner').selectAll().where((eb) => byKey(eb, key)).executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async findBySpecialId(ownerReq: string, specialId: bigint): Promise<TransferRecord[]> {
+    const rows = await this.ctx.db.selectFrom('runner').selectAll()
+      .where('ownerreq', '=', ownerReq).where('specialid', '=', specialId).orderBy('requester').orderBy('requested').execute();
+    return rows.map(fromRow);
+  }
+
+  async update(record: TransferRecord): Promise<boolean> {
+    const row: Updateable<RunnerTable> = this.toRow(record);
+    for (const k of KEY_COLUMNS) delete row[k];
+    return affected(await this.ctx.db.updateTable('runner').set(row).where((eb) => byKey(eb, record)).execute()) > 0;
+  }
+
+  async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+    const d = this.ctx.dialect;
+    const set: Updateable<RunnerTable> = { stoptrans: writeTs(d, change.stop ?? new Date()) };
+    if (change.globalStep !== undefined) set.globalstep = change.globalStep;
+    if (change.globalLastStep !== undefined) set.globallaststep = change.globalLastStep;
+    if (change.step !== undefined) set.step = change.step;
+    if (change.rank !== undefined) set.rank = change.rank;
+    if (change.blockSize !== undefined) set.blocksz = change.blockSize;
+    if (change.updatedInfo !== undefined) set.updatedinfo = change.updatedInfo;
+    if (change.stepStatus !== undefined) set.stepstatus = change.stepStatus.char;
+    if (change.infoStatus !== undefined) set.infostatus = change.infoStatus.char;
+    if (change.isMoved !== undefined) set.ismoved = writeBool(d, change.isMoved);
+    if (change.filename !== undefined) set.filename = change.filename;
+    if (change.originalName !== undefined) set.originalname = change.originalName;
+    if (change.fileInfo !== undefined) set.fileinfo = change.fileInfo;
+    if (change.transferInfo !== undefined) set.transferinfo = change.transferInfo;
+    if (change.start !== undefined) set.starttrans = writeTs(d, change.start);
+    return affected(await this.ctx.db.updateTable('runner').set(set).where((eb) => byKey(eb, key)).execute()) > 0;
+  }
+
+  async updateRank(key: TransferKey, rank: number): Promise<boolean> {
+    return this.updateState(key, { rank });
+  }
+
+  async list(filter: TransferFilter = {}, options: TransferListOptions = {}): Promise<TransferRecord[]> {
+    const column = ORDER_COLUMNS[options.orderBy ?? 'specialId'];
+    const direction = options.descending ? 'desc' : 'asc';
+    let q = this.ctx.db.selectFrom('runner').selectAll().where((eb) => this.condition(eb, filter)).orderBy(column, direction);
+    // A stable order for equal sort keys keeps pagination deterministic.
+    if (column !== 'specialid') q = q.orderBy('specialid', direction);
+    if (options.limit !== undefined) q = q.limit(options.limit);
+    if (options.offset !== undefined) {
+      // MariaDB/MySQL and SQLite accept OFFSET only after a LIMIT.
+      if (options.limit === undefined) q = q.limit(Number.MAX_SAFE_INTEGER);
+      q = q.offset(options.offset);
+    }
+    return (await q.execute()).map(fromRow);
+  }
+
+  async count(filter: TransferFilter = {}): Promise<number> {
+    const row = await this.ctx.db.selectFrom('runner').select((eb) => eb.fn.countAll().as('n')).where((eb) => this.condition(eb, filter)).executeTakeFirstOrThrow();
+    return readInt(row.n);
+  }
+
+  async delete(key: TransferKey): Promise<boolean> {
+    return affected(await this.ctx.db.deleteFrom('runner').where((eb) => byKey(eb, key)).execute()) > 0;
+  }
+
+  async deleteWhere(filter: TransferFilter): Promise<number> {
+    return affected(await this.ctx.db.deleteFrom('runner').where((eb) => this.condition(eb, filter)).execute());
+  }
+
+  async listDue(ownerReq: string, now: Date, limit: number): Promise<TransferRecord[]> {
+    const rows = await this.ctx.db.selectFrom('runner').selectAll()
+      .where('ownerreq', '=', ownerReq).where('starttrans', '<=', writeTs(this.ctx.dialect, now)).where('updatedinfo', '=', UpdatedInfo.TOSUBMIT)
+      .orderBy('starttrans').orderBy('specialid').limit(limit).execute();
+    return rows.map(fromRow);
+  }
+
+  async resetInterrupted(ownerReq: string): Promise<number> {
+    return affected(await this.ctx.db.updateTable('runner').set({ updatedinfo: UpdatedInfo.TOSUBMIT })
+      .where('ownerreq', '=', ownerReq).where('updatedinfo', 'in', [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED]).execute());
+  }
+
+  async markFinishedAsDone(ownerReq: string): Promise<number> {
+    // STEPSTATUS > 'O' is the original's literal string comparison (database.md §6): kept as is.
+    return affected(await this.ctx.db.updateTable('runner').set({ updatedinfo: UpdatedInfo.DONE })
+      .where('ownerreq', '=', ownerReq).where('globallaststep', '=', 4)
+      .where('updatedinfo', 'not in', [UpdatedInfo.DONE, UpdatedInfo.UNKNOWN]).where('stepstatus', '>', 'O').execute());
+  }
+
+  private condition(eb: ExpressionBuilder<Database, 'runner'>, f: TransferFilter): Expression<SqlBool> {
+    const d = this.ctx.dialect;
+    const parts: Expression<SqlBool>[] = [];
+    if (f.ownerReq !== undefined) parts.push(eb('ownerreq', '=', f.ownerReq));
+    if (f.specialIdFrom !== undefined) parts.push(eb('specialid', '>=', f.specialIdFrom));
+    if (f.specialIdTo !== undefined) parts.push(eb('specialid', '<=', f.specialIdTo));
+    if (f.startFrom !== undefined) parts.push(eb('starttrans', '>=', writeTs(d, f.startFrom)));
+    if (f.startTo !== undefined) parts.push(eb('starttrans', '<=', writeTs(d, f.startTo)));
+    if (f.stopFrom !== undefined) parts.push(eb('stoptrans', '>=', writeTs(d, f.stopFrom)));
+    if (f.stopTo !== undefined) parts.push(eb('stoptrans', '<=', writeTs(d, f.stopTo)));
+    if (f.idRule !== undefined) parts.push(eb('idrule', '=', f.idRule));
+    if (f.requester !== undefined) parts.push(eb('requester', '=', f.requester));
+    if (f.requested !== undefined) parts.push(eb('requested', '=', f.requested));
+    if (f.partner !== undefined) parts.push(eb.or([eb('requester', '=', f.partner), eb('requested', '=', f.partner)]));
+    if (f.updatedInfo !== undefined) parts.push(f.updatedInfo.length ? eb('updatedinfo', 'in', f.updatedInfo) : eb.lit(false));
+    if (f.globalStep !== undefined) parts.push(f.globalStep.length ? eb('globalstep', 'in', f.globalStep) : eb.lit(false));
+    if (f.notRunning) parts.push(eb('updatedinfo', '<>', UpdatedInfo.RUNNING));
+    if (f.followId !== undefined) {
+      // The original searches TRANSFERINFO LIKE '%"follow":<id>%'; the closing character keeps
+      // id 12 from matching 123.
+      const id = f.followId.toString();
+      parts.push(eb.or([eb('transferinfo', 'like', `%"follow":${id},%`), eb('transferinfo', 'like', `%"follow":${id}}%`)]));
+    }
+    const s = f.status;
+    if (s && (s.pending || s.transfer || s.error || s.done)) {
+      const any: Expression<SqlBool>[] = [];
+      if (s.pending) any.push(eb('updatedinfo', '=', UpdatedInfo.TOSUBMIT));
+      if (s.transfer) any.push(eb('updatedinfo', '=', UpdatedInfo.RUNNING));
+      if (s.error) any.push(eb('updatedinfo', 'in', [UpdatedInfo.INERROR, UpdatedInfo.INTERRUPTED]), eb('globalstep', '=', 5));
+      if (s.done) any.push(eb('updatedinfo', '=', UpdatedInfo.DONE), eb('globalstep', '=', 4));
+      parts.push(eb.or(any));
+    }
+    return eb.and(parts);
+  }
+
+  private toRow(r: TransferRecord) {
+    const d = this.ctx.dialect;
+    return {
+      specialid: r.specialId, globalstep: r.globalStep, globallaststep: r.globalLastStep, step: r.step, rank: r.rank,
+      blocksz: r.blockSize, modetrans: r.mode, updatedinfo: r.updatedInfo, stepstatus: r.stepStatus.char, infostatus: r.infoStatus.char,
+      retrievemode: writeBool(d, r.retrieveMode), ismoved: writeBool(d, r.isMoved), starttrans: writeTs(d, r.start), stoptrans: writeTs(d, r.stop),
+      ownerreq: r.ownerReq, requester: r.requester, requested: r.requested, idrule: r.idRule, filename: r.filename,
+      originalname: r.originalName, fileinfo: r.fileInfo, transferinfo: r.transferInfo,
+    };
+  }
+}
+
+function byKey(eb: ExpressionBuilder<Database, 'runner'>, key: TransferKey): Expression<SqlBool> {
+  return eb.and([eb('requested', '=', key.requested), eb('requester', '=', key.requester), eb('ownerreq', '=', key.ownerReq), eb('specialid', '=', key.specialId)]);
+}
+
+/** A RUNNER row as a model record; status codes keep only their first character (database.md §4.3). */
+export function fromRow(r: Selectable<RunnerTable>): TransferRecord {
+  return {
+    specialId: readBig(r.specialid), globalStep: readInt(r.globalstep), globalLastStep: readInt(r.globallaststep),
+    step: readInt(r.step), rank: readInt(r.rank), blockSize: readInt(r.blocksz), mode: readInt(r.modetrans),
+    updatedInfo: toUpdatedInfo(readInt(r.updatedinfo)),
+    stepStatus: parseErrorCode(readText(r.stepstatus)), infoStatus: parseErrorCode(readText(r.infostatus)),
+    retrieveMode: readBool(r.retrievemode), isMoved: readBool(r.ismoved), start: readTs(r.starttrans), stop: readTs(r.stoptrans),
+    ownerReq: r.ownerreq, requester: r.requester, requested: r.requested, idRule: r.idrule,
+    filename: readText(r.filename), originalName: readText(r.originalname), fileInfo: readText(r.fileinfo), transferInfo: readText(r.transferinfo),
+  };
+}

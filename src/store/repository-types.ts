@@ -1,0 +1,185 @@
+import type { Host } from '../model/host.js';
+import type { HostConfig } from '../model/host-config.js';
+import type { Limits } from '../model/limits.js';
+import type { MultipleMonitor } from '../model/multiple-monitor.js';
+import type { Rule } from '../model/rule.js';
+import type { TaskStep, TransferKey, TransferRecord, UpdatedInfo } from '../model/transfer.js';
+import type { ErrorCodeInfo } from '../model/error-code.js';
+
+// The repository interfaces every store implements (database and no-database mode alike).
+// "upsert" means insert, or replace every column when the key exists — what loadauth/loadrule do.
+
+/** Partners (table HOSTS). */
+export interface HostRepository {
+  get(hostId: string): Promise<Host | undefined>;
+  /** All hosts, ordered by host id; optional filters combine with AND. */
+  list(filter?: HostFilter): Promise<Host[]>;
+  /** Fails with StoreError when the host id exists. */
+  insert(host: Host): Promise<void>;
+  upsert(host: Host): Promise<void>;
+  /** Returns false when no such host. */
+  delete(hostId: string): Promise<boolean>;
+  /** Sets UPDATEDINFO (3 = reload asked, 1 = seen; database.md §9.2). */
+  setUpdatedInfo(hostId: string, updatedInfo: UpdatedInfo): Promise<boolean>;
+}
+
+export interface HostFilter {
+  /** SQL LIKE pattern on HOSTID (`%` and `_`). */
+  hostIdLike?: string;
+  address?: string;
+  isSsl?: boolean;
+  isActive?: boolean;
+  updatedInfo?: UpdatedInfo;
+}
+
+/** Transfer rules (table RULES). */
+export interface RuleRepository {
+  get(idRule: string): Promise<Rule | undefined>;
+  /** All rules ordered by id; optional filters combine with AND. */
+  list(filter?: RuleFilter): Promise<Rule[]>;
+  insert(rule: Rule): Promise<void>;
+  upsert(rule: Rule): Promise<void>;
+  /** Refuses (StoreError) while RUNNER rows use the rule (database.md §3.2); false when absent. */
+  delete(idRule: string): Promise<boolean>;
+  setUpdatedInfo(idRule: string, updatedInfo: UpdatedInfo): Promise<boolean>;
+}
+
+export interface RuleFilter {
+  idRuleLike?: string;
+  mode?: number;
+  updatedInfo?: UpdatedInfo;
+}
+
+/**
+ * The columns a transfer changes as it moves (database.md §6.1); the transfer state machine calls
+ * {@link RunnerRepository.updateState} once per state change.
+ */
+export interface TransferStateChange {
+  globalStep?: TaskStep;
+  globalLastStep?: TaskStep;
+  step?: number;
+  rank?: number;
+  blockSize?: number;
+  updatedInfo?: UpdatedInfo;
+  stepStatus?: ErrorCodeInfo;
+  infoStatus?: ErrorCodeInfo;
+  isMoved?: boolean;
+  filename?: string;
+  originalName?: string;
+  fileInfo?: string;
+  transferInfo?: string;
+  start?: Date;
+  /** Defaults to now: every state change stamps STOPTRANS. */
+  stop?: Date;
+}
+
+/** Filters for lists, counts, export and purge (history.md, REST). All combine with AND. */
+export interface TransferFilter {
+  ownerReq?: string;
+  /** Inclusive SPECIALID bounds. */
+  specialIdFrom?: bigint;
+  specialIdTo?: bigint;
+  /** Inclusive STARTTRANS bounds. */
+  startFrom?: Date;
+  startTo?: Date;
+  /** Inclusive STOPTRANS bounds. */
+  stopFrom?: Date;
+  stopTo?: Date;
+  idRule?: string;
+  requester?: string;
+  requested?: string;
+  /** REQUESTER = x OR REQUESTED = x. */
+  partner?: string;
+  updatedInfo?: UpdatedInfo[];
+  globalStep?: TaskStep[];
+  /**
+   * Status flags of the log export (database.md §10.3), combined with OR: pending = UPDATEDINFO 3,
+   * transfer = 5, error = UPDATEDINFO 4 or 2 or GLOBALSTEP 5, done = UPDATEDINFO 6 or GLOBALSTEP 4.
+   */
+  status?: { pending?: boolean; transfer?: boolean; error?: boolean; done?: boolean };
+  /** Transfers whose TRANSFERINFO carries `"follow":<id>`. */
+  followId?: bigint;
+  /** Only rows that are not RUNNING (UPDATEDINFO <> 5); used by purges. */
+  notRunning?: boolean;
+}
+
+export interface TransferListOptions {
+  orderBy?: 'specialId' | 'start' | 'stop';
+  descending?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+/** Transfers (table RUNNER). */
+export interface RunnerRepository {
+  /** Fails with StoreError when the key exists. */
+  insert(record: TransferRecord): Promise<void>;
+  /** Inserts or replaces every column (imports, the requested side of a restarted transfer). */
+  upsert(record: TransferRecord): Promise<void>;
+  get(key: TransferKey): Promise<TransferRecord | undefined>;
+  /** Every row of this owner with this id (one per requester/requested pair, normally one). */
+  findBySpecialId(ownerReq: string, specialId: bigint): Promise<TransferRecord[]>;
+  /** Replaces every non-key column. Returns false when the row does not exist. */
+  update(record: TransferRecord): Promise<boolean>;
+  /** Writes only the given columns (plus STOPTRANS = now unless given). */
+  updateState(key: TransferKey, change: TransferStateChange): Promise<boolean>;
+  /** The hot path during the data phase: RANK and STOPTRANS only. */
+  updateRank(key: TransferKey, rank: number): Promise<boolean>;
+  list(filter?: TransferFilter, options?: TransferListOptions): Promise<TransferRecord[]>;
+  count(filter?: TransferFilter): Promise<number>;
+  delete(key: TransferKey): Promise<boolean>;
+  /** Deletes every row matching the filter; returns how many. */
+  deleteWhere(filter: TransferFilter): Promise<number>;
+  /**
+   * Rows the scheduler must start now (database.md §9.1): this owner, UPDATEDINFO = 3,
+   * STARTTRANS <= now, oldest first, at most `limit`.
+   */
+  listDue(ownerReq: string, now: Date, limit: number): Promise<TransferRecord[]>;
+  /** At server start, RUNNING (5) and INTERRUPTED (2) rows of this owner go back to TOSUBMIT (3). */
+  resetInterrupted(ownerReq: string): Promise<number>;
+  /**
+   * The original's "clean" (database.md §6, §10.2): rows of this owner with GLOBALLASTSTEP 4,
+   * UPDATEDINFO neither 6 nor 0, and STEPSTATUS > 'O' become DONE (6).
+   */
+  markFinishedAsDone(ownerReq: string): Promise<number>;
+}
+
+/** Per-server business/roles/aliases/others (table HOSTCONFIG). */
+export interface HostConfigRepository {
+  get(hostId: string): Promise<HostConfig | undefined>;
+  list(): Promise<HostConfig[]>;
+  upsert(config: HostConfig): Promise<void>;
+  delete(hostId: string): Promise<boolean>;
+  setUpdatedInfo(hostId: string, updatedInfo: UpdatedInfo): Promise<boolean>;
+}
+
+/** Bandwidth limits per server (table CONFIGURATION). */
+export interface LimitsRepository {
+  get(hostId: string): Promise<Limits | undefined>;
+  list(): Promise<Limits[]>;
+  upsert(limits: Limits): Promise<void>;
+  delete(hostId: string): Promise<boolean>;
+  setUpdatedInfo(hostId: string, updatedInfo: UpdatedInfo): Promise<boolean>;
+}
+
+/** Cluster change counters (table MULTIPLEMONITOR). */
+export interface MultipleMonitorRepository {
+  get(hostId: string): Promise<MultipleMonitor | undefined>;
+  /**
+   * Reads the row with a row lock (SELECT ... FOR UPDATE on PostgreSQL/MariaDB; SQLite locks the
+   * whole database for a write transaction). Meaningful inside {@link Store.transaction}.
+   */
+  getForUpdate(hostId: string): Promise<MultipleMonitor | undefined>;
+  upsert(monitor: MultipleMonitor): Promise<void>;
+  delete(hostId: string): Promise<boolean>;
+}
+
+/** The repositories of one store, or of one transaction. */
+export interface Repositories {
+  hosts: HostRepository;
+  rules: RuleRepository;
+  runner: RunnerRepository;
+  hostConfigs: HostConfigRepository;
+  limits: LimitsRepository;
+  multipleMonitors: MultipleMonitorRepository;
+}

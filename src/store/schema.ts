@@ -1,0 +1,235 @@
+import { sql, type Kysely } from 'kysely';
+import type { Connection } from './connect.js';
+import type { Database } from './db-types.js';
+import { columnDefinition, createIndexSql, createTableSql, INDEXES, sqlType, TABLES, type TableSpec } from './ddl.js';
+import { describeCause, StoreError } from './errors.js';
+import { listColumns, listIndexes, listTables } from './introspect.js';
+import type { DialectName } from './jdbc-url.js';
+import { CURRENT_SCHEMA_VERSION, DEFAULT_SCHEMA_VERSION, compareVersions, othersWithVersion, versionFromOthers } from './schema-version.js';
+import { ensureSequence, initialSequenceValue, resetSequence, type Exec, type SequenceKind } from './sequence.js';
+
+/** Options of {@link createSchema} (the `initdb` options that touch the database, cli.md §4). */
+export interface InitSchemaOptions {
+  /** Own host id: owner of the MULTIPLEMONITOR and HOSTCONFIG rows created. */
+  hostId: string;
+  /** `-minimalSeq N`: restart the transfer-id sequence at N afterwards. */
+  minimalSeq?: bigint;
+  /** Receives every DDL/DML statement before it runs (initdb echoes them). Throwing aborts. */
+  onStatement?: (statement: string) => void;
+}
+
+/** Result of an upgrade. */
+export interface UpgradeResult {
+  /** Version found before. */
+  from: string;
+  /** Version recorded after (unchanged when nothing was done). */
+  to: string;
+  /** False when the tables do not exist ("database not initialised"). */
+  initialised: boolean;
+}
+
+const MYSQL_LIKE = (d: DialectName): boolean => d === 'mysql' || d === 'mariadb';
+
+/**
+ * Runs `work` so that a failure leaves no new object behind: inside one transaction where DDL is
+ * transactional (PostgreSQL, SQLite); on MariaDB/MySQL, where every DDL statement commits, by
+ * dropping afterwards whatever table or sequence did not exist before.
+ */
+async function atomically<T>(conn: Connection, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const { db, settings } = conn;
+  if (!MYSQL_LIKE(settings.dialect)) return db.transaction().execute(work);
+  const before = await listTables(db as Kysely<unknown>, settings.dialect);
+  try {
+    return await work(db);
+  } catch (err) {
+    const after = await listTables(db as Kysely<unknown>, settings.dialect).catch(() => new Set<string>());
+    await conn.tableNames.refresh(db).catch(() => undefined);
+    for (const name of after) {
+      if (before.has(name)) continue;
+      const stored = conn.tableNames.get(name);
+      const kind = name === 'runseq' ? 'SEQUENCE' : 'TABLE';
+      await sql.raw(`DROP ${kind} IF EXISTS \`${stored}\``).execute(db).catch(() => undefined);
+    }
+    throw err;
+  } finally {
+    await conn.tableNames.refresh(db).catch(() => undefined);
+  }
+}
+
+function executor(db: Kysely<Database>, onStatement?: (s: string) => void): Exec {
+  return async (statement: string) => {
+    onStatement?.(statement);
+    await sql.raw(statement).execute(db);
+  };
+}
+
+/** Version recorded for `hostId`, or 1.1.0 when HOSTCONFIG, the row or the element is missing. */
+export async function readSchemaVersion(db: Kysely<Database>, dialect: DialectName, hostId: string): Promise<string> {
+  const tables = await listTables(db as Kysely<unknown>, dialect);
+  if (!tables.has('hostconfig')) return DEFAULT_SCHEMA_VERSION;
+  const row = await db.selectFrom('hostconfig').select('others').where('hostid', '=', hostId).executeTakeFirst();
+  return row ? versionFromOthers(row.others) : DEFAULT_SCHEMA_VERSION;
+}
+
+/** Creates the own HOSTCONFIG row with the current version, or raises the version of the existing one. */
+async function recordVersion(db: Kysely<Database>, hostId: string, onStatement?: (s: string) => void): Promise<void> {
+  const row = await db.selectFrom('hostconfig').select('others').where('hostid', '=', hostId).executeTakeFirst();
+  if (!row) {
+    onStatement?.(`INSERT INTO HOSTCONFIG VALUES ('', '', '', '<root><version>${CURRENT_SCHEMA_VERSION}</version></root>', 0, '${hostId}')`);
+    await db.insertInto('hostconfig').values({ business: '', roles: '', aliases: '', others: othersWithVersion('', CURRENT_SCHEMA_VERSION), updatedinfo: 0, hostid: hostId }).execute();
+    return;
+  }
+  const others = othersWithVersion(row.others, CURRENT_SCHEMA_VERSION);
+  if (others !== row.others) {
+    onStatement?.(`UPDATE HOSTCONFIG SET OTHERS = '${others}' WHERE HOSTID = '${hostId}'`);
+    await db.updateTable('hostconfig').set({ others }).where('hostid', '=', hostId).execute();
+  }
+}
+
+/** Creates the missing indexes of database.md §3. */
+async function createIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
+  const existing = MYSQL_LIKE(dialect) ? await listIndexes(db as Kysely<unknown>, dialect) : new Set<string>();
+  for (const index of INDEXES) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
+}
+
+/**
+ * `initdb` (database.md §8.2): creates every missing table, index and the sequence, the own
+ * MULTIPLEMONITOR and HOSTCONFIG rows; upgrades an older existing schema (initdb implies
+ * -upgradeDb); applies -minimalSeq. All or nothing: on failure nothing new is left behind.
+ * Returns the sequence kind now in use.
+ */
+export async function createSchema(conn: Connection, opts: InitSchemaOptions): Promise<SequenceKind> {
+  const { dialect } = conn.settings;
+  validateHostId(opts.hostId);
+  try {
+    return await atomically(conn, async (db) => {
+      const exec = executor(db, opts.onStatement);
+      const existing = await listTables(db as Kysely<unknown>, dialect);
+      const previousVersion = existing.has('runner') ? await readSchemaVersion(db, dialect, opts.hostId) : CURRENT_SCHEMA_VERSION;
+      for (const table of TABLES) {
+        await exec(createTableSql(dialect, table));
+        if (table.name === 'MULTIPLEMONITOR') await ensureMonitorRow(db, opts);
+      }
+      if (existing.has('runner') && compareVersions(previousVersion, CURRENT_SCHEMA_VERSION) < 0) {
+        await upgradeTables(db, dialect, previousVersion, exec);
+      }
+      await createIndexes(db, dialect, exec);
+      let kind = await ensureSequence(exec, dialect, existing, initialSequenceValue());
+      if (MYSQL_LIKE(dialect)) {
+        await conn.tableNames.refresh(db);
+        kind = conn.tableNames.has('runseq') ? 'sequence' : 'table';
+      }
+      await recordVersion(db, opts.hostId, opts.onStatement);
+      if (opts.minimalSeq !== undefined) await resetSequence(exec, dialect, kind, conn.tableNames, opts.minimalSeq);
+      return kind;
+    });
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    throw new StoreError(`database ${conn.settings.displayUrl}: schema creation failed, nothing was created: ${describeCause(err, secretOf(conn))}`, { cause: err });
+  }
+}
+
+async function ensureMonitorRow(db: Kysely<Database>, opts: InitSchemaOptions): Promise<void> {
+  const row = await db.selectFrom('multiplemonitor').select('hostid').where('hostid', '=', opts.hostId).executeTakeFirst();
+  if (row) return;
+  opts.onStatement?.(`INSERT INTO MULTIPLEMONITOR VALUES (0, 0, 0, '${opts.hostId}')`);
+  await db.insertInto('multiplemonitor').values({ countconfig: 0, counthost: 0, countrule: 0, hostid: opts.hostId }).execute();
+}
+
+function validateHostId(hostId: string): void {
+  if (!hostId || hostId.length > 255) throw new StoreError(`host id "${hostId.slice(0, 40)}" must have 1 to 255 characters`);
+}
+
+function secretOf(conn: Connection): string | undefined {
+  return conn.settings.dialect === 'sqlite' ? undefined : conn.settings.password;
+}
+
+/**
+ * Brings an existing schema to 3.1.0 (database.md §8.3). Does nothing when the version is current;
+ * reports `initialised: false` when the tables do not exist. All or nothing like creation.
+ */
+export async function upgradeSchema(conn: Connection, hostId: string, onStatement?: (s: string) => void): Promise<UpgradeResult> {
+  const { dialect } = conn.settings;
+  const from = await readSchemaVersion(conn.db, dialect, hostId);
+  if (compareVersions(from, CURRENT_SCHEMA_VERSION) >= 0) return { from, to: from, initialised: true };
+  const tables = await listTables(conn.db as Kysely<unknown>, dialect);
+  if (!tables.has('runner') || !tables.has('hosts')) return { from, to: from, initialised: false };
+  try {
+    await atomically(conn, async (db) => {
+      const exec = executor(db, onStatement);
+      await upgradeTables(db, dialect, from, exec);
+      await createIndexes(db, dialect, exec);
+      await ensureSequence(exec, dialect, await listTables(db as Kysely<unknown>, dialect), initialSequenceValue());
+      await recordVersion(db, hostId, onStatement);
+    });
+  } catch (err) {
+    throw new StoreError(`database ${conn.settings.displayUrl}: upgrade from schema ${from} failed, database not up to date: ${describeCause(err, secretOf(conn))}`, { cause: err });
+  }
+  return { from, to: CURRENT_SCHEMA_VERSION, initialised: true };
+}
+
+const table = (name: string): TableSpec => {
+  const spec = TABLES.find((t) => t.name === name);
+  if (!spec) throw new Error(`no table ${name}`);
+  return spec;
+};
+
+/** The DDL steps of database.md §8.3 for a schema at version `from` (probes = column checks). */
+async function upgradeTables(db: Kysely<Database>, dialect: DialectName, from: string, exec: Exec): Promise<void> {
+  const tables = await listTables(db as Kysely<unknown>, dialect);
+  if (compareVersions(from, '2.4.13') <= 0 && !tables.has('hostconfig')) {
+    await exec(createTableSql(dialect, table('HOSTCONFIG')));
+  }
+  if (compareVersions(from, '2.4.17') <= 0) {
+    const columns = await listColumns(db as Kysely<unknown>, dialect, 'RUNNER');
+    if (!columns.has('transferinfo')) await addColumn(exec, dialect, 'RUNNER', 'TRANSFERINFO', sqlType(dialect, 'TEXT'), "'{}'");
+  }
+  if (compareVersions(from, '2.4.23') <= 0) {
+    const columns = await listColumns(db as Kysely<unknown>, dialect, 'HOSTS');
+    const t = dialect === 'postgresql' ? 'TRUE' : '1';
+    const f = dialect === 'postgresql' ? 'FALSE' : '0';
+    if (!columns.has('isactive')) await addColumn(exec, dialect, 'HOSTS', 'ISACTIVE', sqlType(dialect, 'BOOL'), t);
+    if (!columns.has('isproxified')) await addColumn(exec, dialect, 'HOSTS', 'ISPROXIFIED', sqlType(dialect, 'BOOL'), f);
+  }
+  if (compareVersions(from, '3.0.4') < 0) {
+    // Retyping covers the 2.4.25 step (FILENAME/ORIGINALNAME) too. SQLite is dynamically typed:
+    // there is nothing to retype, and no SQLite schema of the original ever existed.
+    if (dialect !== 'sqlite') {
+      for (const spec of TABLES) await retypeTable(exec, dialect, spec);
+    }
+    await dropOldIndexes(db, dialect, exec);
+  }
+}
+
+async function addColumn(exec: Exec, dialect: DialectName, tableName: string, column: string, type: string, defaultValue: string): Promise<void> {
+  if (MYSQL_LIKE(dialect)) {
+    // MySQL < 8.0.13 refuses a DEFAULT on TEXT: add, fill, no default kept.
+    await exec(`ALTER TABLE ${tableName} ADD ${column} ${type} NOT NULL`);
+    await exec(`UPDATE ${tableName} SET ${column} = ${defaultValue}`);
+  } else {
+    await exec(`ALTER TABLE ${tableName} ADD ${column} ${type} DEFAULT ${defaultValue} NOT NULL`);
+  }
+}
+
+async function retypeTable(exec: Exec, dialect: DialectName, spec: TableSpec): Promise<void> {
+  for (const column of spec.columns) {
+    if (dialect === 'postgresql') {
+      // PostgreSQL keeps the nullability it had (database.md §2: NOT NULL is not added there).
+      await exec(`ALTER TABLE ${spec.name} ALTER COLUMN ${column.name} TYPE ${sqlType(dialect, column.type)}`);
+    } else {
+      // MODIFY restates the whole definition; RULES columns stay nullable (see compatibility.md).
+      const isKey = spec.primaryKey.columns.includes(column.name);
+      const def = columnDefinition(dialect, { ...column, nullable: isKey ? false : column.nullable });
+      await exec(`ALTER TABLE ${spec.name} MODIFY ${def}`);
+    }
+  }
+}
+
+async function dropOldIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
+  const indexes = await listIndexes(db as Kysely<unknown>, dialect);
+  for (const name of ['idx_runner', 'gist_followid_idx']) {
+    if (!indexes.has(name)) continue;
+    if (MYSQL_LIKE(dialect)) await exec(`DROP INDEX ${name.toUpperCase()} ON RUNNER`);
+    else await exec(`DROP INDEX IF EXISTS ${name.toUpperCase()}`);
+  }
+}

@@ -1,0 +1,152 @@
+import { sql, type Kysely } from 'kysely';
+import { connect, type Connection } from './connect.js';
+import type { Database } from './db-types.js';
+import { StoreError } from './errors.js';
+import { listTables } from './introspect.js';
+import type { DbConnectionSettings, DialectName } from './jdbc-url.js';
+import { SqlHostConfigRepository } from './repositories/host-configs.js';
+import { SqlHostRepository } from './repositories/hosts.js';
+import { SqlLimitsRepository } from './repositories/limits.js';
+import { SqlMultipleMonitorRepository } from './repositories/multiple-monitors.js';
+import { SqlRuleRepository } from './repositories/rules.js';
+import { SqlRunnerRepository } from './repositories/runner.js';
+import type { Repositories } from './repository-types.js';
+import { createSchema, readSchemaVersion, upgradeSchema, type InitSchemaOptions, type UpgradeResult } from './schema.js';
+import { nextId, resetSequence, type SequenceKind } from './sequence.js';
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** Receives warnings (e.g. H2 mapped to SQLite). Never receives a password. */
+  logger?: (msg: string) => void;
+  /** Own host id: default for {@link Store.schemaVersion} and {@link Store.upgradeSchema}. */
+  hostId?: string;
+}
+
+/** The repositories of one transaction, plus id generation inside it. */
+export interface TransactionScope extends Repositories {
+  nextTransferId(): Promise<bigint>;
+}
+
+/** An open database: one repository per table, schema management, id generation. */
+export interface Store extends Repositories {
+  /** `'none'` for the no-database mode (see openNoDatabaseStore). */
+  readonly dialect: DialectName | 'none';
+  /** initdb (database.md §8.2): create what is missing, upgrade, -minimalSeq; all or nothing. */
+  initSchema(opts: InitSchemaOptions): Promise<void>;
+  /** -upgradeDb / autoUpgrade (database.md §8.3) for `hostId` (default: the store's host id). */
+  upgradeSchema(hostId?: string, onStatement?: (statement: string) => void): Promise<UpgradeResult>;
+  /** Version recorded in HOSTCONFIG.OTHERS for `hostId` (1.1.0 when missing). */
+  schemaVersion(hostId?: string): Promise<string>;
+  /** True when the original's tables exist (a start without them only warns, §8.3). */
+  isInitialised(): Promise<boolean>;
+  /** A new transfer id (signed 64-bit, may be negative). */
+  nextTransferId(): Promise<bigint>;
+  /** `initdb -minimalSeq N`. */
+  resetTransferIdSequence(value: bigint): Promise<void>;
+  /** Runs `fn` in one database transaction; rolled back when it throws. */
+  transaction<T>(fn: (tx: TransactionScope) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database described by `settings` (see parseJdbcUrl) and checks the connection.
+ * Throws StoreError with the URL (without password) when it cannot connect.
+ */
+export async function openStore(settings: DbConnectionSettings, opts: OpenStoreOptions = {}): Promise<Store> {
+  for (const warning of settings.warnings) opts.logger?.(warning);
+  const conn = await connect(settings);
+  return new SqlStore(conn, opts);
+}
+
+function repositories(db: Kysely<Database>, dialect: DialectName): Repositories {
+  const ctx = { db, dialect };
+  return {
+    hosts: new SqlHostRepository(ctx),
+    rules: new SqlRuleRepository(ctx),
+    runner: new SqlRunnerRepository(ctx),
+    hostConfigs: new SqlHostConfigRepository(ctx),
+    limits: new SqlLimitsRepository(ctx),
+    multipleMonitors: new SqlMultipleMonitorRepository(ctx),
+  };
+}
+
+class SqlStore implements Store {
+  readonly dialect: DialectName;
+  readonly hosts;
+  readonly rules;
+  readonly runner;
+  readonly hostConfigs;
+  readonly limits;
+  readonly multipleMonitors;
+  private sequenceKind: SequenceKind | undefined;
+  private closed = false;
+
+  constructor(private readonly conn: Connection, private readonly opts: OpenStoreOptions) {
+    this.dialect = conn.settings.dialect;
+    const repos = repositories(conn.db, this.dialect);
+    this.hosts = repos.hosts;
+    this.rules = repos.rules;
+    this.runner = repos.runner;
+    this.hostConfigs = repos.hostConfigs;
+    this.limits = repos.limits;
+    this.multipleMonitors = repos.multipleMonitors;
+  }
+
+  async initSchema(opts: InitSchemaOptions): Promise<void> {
+    this.sequenceKind = await createSchema(this.conn, opts);
+  }
+
+  upgradeSchema(hostId?: string, onStatement?: (statement: string) => void): Promise<UpgradeResult> {
+    return upgradeSchema(this.conn, this.ownHost(hostId), onStatement);
+  }
+
+  schemaVersion(hostId?: string): Promise<string> {
+    return readSchemaVersion(this.conn.db, this.dialect, this.ownHost(hostId));
+  }
+
+  async isInitialised(): Promise<boolean> {
+    const tables = await listTables(this.conn.db as Kysely<unknown>, this.dialect);
+    return tables.has('runner') && tables.has('hosts') && tables.has('rules');
+  }
+
+  async nextTransferId(): Promise<bigint> {
+    return nextId(this.conn.db, this.dialect, await this.kind(), this.conn.tableNames, false);
+  }
+
+  async resetTransferIdSequence(value: bigint): Promise<void> {
+    await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, this.dialect, await this.kind(), this.conn.tableNames, value);
+  }
+
+  async transaction<T>(fn: (tx: TransactionScope) => Promise<T>): Promise<T> {
+    const kind = await this.kind();
+    return this.conn.db.transaction().execute(async (trx) => {
+      const scope: TransactionScope = {
+        ...repositories(trx, this.dialect),
+        nextTransferId: () => nextId(trx, this.dialect, kind, this.conn.tableNames, true),
+      };
+      return fn(scope);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.conn.db.destroy();
+  }
+
+  private ownHost(hostId: string | undefined): string {
+    const id = hostId ?? this.opts.hostId;
+    if (!id) throw new StoreError('no host id given: the schema version is kept per host (HOSTCONFIG row of the own host id)');
+    return id;
+  }
+
+  /** Which sequence object this database uses, looked up once. */
+  private async kind(): Promise<SequenceKind> {
+    if (this.sequenceKind) return this.sequenceKind;
+    const tables = await listTables(this.conn.db as Kysely<unknown>, this.dialect);
+    if (tables.has('runseq')) this.sequenceKind = 'sequence';
+    else if (tables.has('sequences')) this.sequenceKind = 'table';
+    else throw new StoreError(`database ${this.conn.settings.displayUrl}: no transfer id sequence (RUNSEQ): run initdb`);
+    return this.sequenceKind;
+  }
+}
