@@ -10,10 +10,12 @@ import {
   decodePacket,
   decodeValidCommand,
   encodeDataPacketHeader,
+  encodeEnvelope,
   encodeFrame,
   encodePacket,
   encodeValidCommand,
   invalidCommandAnswer,
+  negotiateBlockSize,
   newJsonCommand,
   parseJsonCommand,
   parseStoppedRank,
@@ -42,6 +44,9 @@ function roundTrip(bytes: Buffer, fields: Record<string, unknown>, dst = bytes.r
   expect(encodeFrame(dst, src, p).toString('hex')).toBe(bytes.toString('hex'));
   return p;
 }
+
+/** Local packet bytes from raw parts (lets a test build what our encoders would refuse to). */
+const env = (type: number, header: Buffer, middle: Buffer, end: Buffer): Buffer => encodeEnvelope({ type, header, middle, end });
 
 function rejects(local: Buffer, code = ErrorCode.RemoteError): ProtocolError {
   try {
@@ -222,32 +227,25 @@ describe('interoperability rules the codec follows', () => {
     expect(bytes.toString()).toContain('{"mode":1}');
     expect(bytes.toString()).toContain('{"block":65536,');
     expect(encodePacket(request()).toString()).toContain('"code":105');
-    const parts = Buffer.concat([Buffer.from('{"rule":"r","mode":2}'), Buffer.from([1]), Buffer.from('{"id":5,"code":108}')]);
-    const env = Buffer.alloc(13);
-    env.writeInt32BE(9 + 21, 0);
-    env.writeInt32BE(1 + 19, 4);
-    env.writeInt32BE(0, 8);
-    env[12] = 7;
-    expect(decodePacket(Buffer.concat([env, parts]))).toMatchObject({ rule: 'r', mode: 2, way: 1, filename: '', blockSize: 0, rank: 0, specialId: 5n, code: ErrorCode.ServerOverloaded, length: 0n, limit: 0n });
+    const local = env(7, Buffer.from('{"rule":"r","mode":2}'), Buffer.concat([Buffer.of(1), Buffer.from('{"id":5,"code":108}')]), Buffer.alloc(0));
+    expect(decodePacket(local)).toMatchObject({ rule: 'r', mode: 2, way: 1, filename: '', blockSize: 0, rank: 0, specialId: 5n, code: ErrorCode.ServerOverloaded, length: 0n, limit: 0n });
   });
 
   it('legacy Request: space separator for old partners, fewer than 5 fields refused, length optional', () => {
     const spaced = encodePacket(request({ encoding: 'legacy', separator: ' ' }));
     expect(decodePacket(spaced)).toMatchObject({ encoding: 'legacy', separator: ' ', specialId: 729553924055367690n, length: -1n });
-    const legacy = (middle: string): Buffer => {
-      const h = Buffer.from('send 1');
-      const m = Buffer.concat([Buffer.from([0]), Buffer.from(middle)]);
-      const env = Buffer.alloc(13);
-      env.writeInt32BE(9 + h.length, 0);
-      env.writeInt32BE(m.length, 4);
-      env[12] = 7;
-      return Buffer.concat([env, h, m]);
-    };
+    const legacy = (middle: string): Buffer => env(7, Buffer.from('send 1'), Buffer.concat([Buffer.of(0), Buffer.from(middle)]), Buffer.alloc(0));
     expect(decodePacket(legacy('a;100;0;7;i'))).toMatchObject({ length: -1n, specialId: 7n });
     expect(decodePacket(legacy('a;100;0;7;i;;;'))).toMatchObject({ length: -1n });
     rejects(legacy('a;100;0;7'));
     rejects(legacy('a;x;0;7;i'));
     expect(() => encodePacket(request({ mode: 0 }))).toThrow(RangeError);
+  });
+
+  it('block size: below 100 means the local default; the requested host caps it', () => {
+    expect(negotiateBlockSize(99, 65536)).toBe(65536);
+    expect(negotiateBlockSize(100, 65536)).toBe(100);
+    expect(negotiateBlockSize(1 << 20, 65536, 65536)).toBe(65536);
   });
 
   it('Test: counter starts at 100, one round trip, never sent above 100', () => {
@@ -264,14 +262,6 @@ describe('interoperability rules the codec follows', () => {
   });
 
   it('rejects what a Java decoder rejects', () => {
-    const env = (type: number, h: Buffer, m: Buffer, e: Buffer): Buffer => {
-      const head = Buffer.alloc(13);
-      head.writeInt32BE(9 + h.length, 0);
-      head.writeInt32BE(m.length, 4);
-      head.writeInt32BE(e.length, 8);
-      head[12] = type;
-      return Buffer.concat([head, h, m, e]);
-    };
     const none = Buffer.alloc(0);
     for (const t of [9, 10, 11, 12, 15, 16, 17, 19]) expect(rejects(env(t, none, none, none)).message).toMatch(/Unimplemented Packet Type/);
     for (const t of [0, 26, 255]) expect(rejects(env(t, none, none, none)).message).toMatch(/Unvalid Packet Type/);

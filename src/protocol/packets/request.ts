@@ -136,3 +136,15 @@ export function encodeRequest(r: RequestPacket): PacketParts {
   const body = `{${fn}"block":${r.blockSize},"rank":${r.rank},"id":${r.specialId},"code":${r.code.char.charCodeAt(0)},"length":${r.length},"limit":${r.limit}}`;
   return { type: PacketType.REQUEST, header: utf8(header), middle: Buffer.concat([byteBytes(r.way), utf8(body)]), end };
 }
+
+/** Block sizes below this mean "use the decoding host's default" (r66-protocol.md §9.6). */
+export const MIN_BLOCK_SIZE = 100;
+
+/**
+ * The block size a host adopts from a received Request: below MIN_BLOCK_SIZE its own default; the
+ * requested host also caps it to its configured block size (pass that as `cap`).
+ */
+export function negotiateBlockSize(received: number, localDefault: number, cap?: number): number {
+  const size = received < MIN_BLOCK_SIZE ? localDefault : received;
+  return cap !== undefined && size > cap ? cap : size;
+}
