@@ -1,0 +1,57 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { PathNotAllowedError, resolveInside } from '../../src/fs/safe-path.js';
+import { mlsxLine, mlsxTime } from '../../src/fs/listing.js';
+import { wildcardToRegExp } from '../../src/fs/glob.js';
+
+describe('resolveInside', () => {
+  let root: string;
+  let base: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'svc-safe-'));
+    base = path.join(root, 'out');
+    await mkdir(path.join(base, 'sub'), { recursive: true });
+    await writeFile(path.join(root, 'secret'), 's');
+    await symlink(root, path.join(base, 'escape'));
+    await symlink(path.join(base, 'sub'), path.join(base, 'inner'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('resolves relative names, missing files and absolute names inside the base', async () => {
+    expect(await resolveInside(base, 'a.txt')).toBe(path.join(base, 'a.txt'));
+    expect(await resolveInside(base, 'sub/new/file')).toBe(path.join(base, 'sub/new/file'));
+    expect(await resolveInside(base, path.join(base, 'sub'))).toBe(path.join(base, 'sub'));
+    expect(await resolveInside(base, '')).toBe(base);
+    expect(await resolveInside(base, 'inner/x')).toBe(path.join(base, 'inner/x'));
+    expect(await resolveInside(base, path.join(root, 'secret'), [root])).toBe(path.join(root, 'secret'));
+  });
+
+  it('refuses .., NUL bytes, absolute paths outside and links that lead out, with FileNotAllowed', async () => {
+    for (const name of ['../secret', 'sub/../../secret', 'sub\\..\\x', '/etc/passwd', path.join(root, 'secret'), 'escape/secret', 'escape', 'a\0b']) {
+      const err = await resolveInside(base, name).catch((e: unknown) => e);
+      expect(err, name).toBeInstanceOf(PathNotAllowedError);
+      expect((err as PathNotAllowedError).code).toBe(ErrorCode.FileNotAllowed);
+    }
+  });
+});
+
+describe('listing helpers', () => {
+  it('formats MLSx lines and times like the original (UTC)', () => {
+    const mtime = new Date('2026-11-21T13:36:07.536Z');
+    expect(mlsxTime(mtime)).toBe('20261121133607.536');
+    expect(mlsxLine({ path: '/x/remote1.txt', isDirectory: false, size: 21, mtime, readable: true, writable: true })).toBe(' Size=21;Modify=20261121133607.536;Type=file;Perm=adfwr; remote1.txt');
+    expect(mlsxLine({ path: '/x/d', isDirectory: true, size: 0, mtime, readable: true, writable: false })).toBe(' Size=0;Modify=20261121133607.536;Type=dir;Perm=le; d');
+  });
+
+  it('matches wildcards on one segment, everything else literal', () => {
+    const re = wildcardToRegExp('a?c*.t(x)t');
+    expect(re.test('abcdef.t(x)t')).toBe(true);
+    expect(re.test('ac.t(x)t')).toBe(false);
+    expect(re.test('abc/d.t(x)t')).toBe(false);
+  });
+});
