@@ -8,7 +8,7 @@
  * link that leads out of the target.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
@@ -44,23 +44,27 @@ async function assertInside(root: string, target: string): Promise<void> {
   }
 }
 
+/** Checked before an archive is opened, so a bad list leaves no half-written archive. */
+async function assertRegularFiles(files: string[]): Promise<void> {
+  for (const f of files) if (!(await stat(f)).isFile()) throw new Error(`${f} is not a regular file`);
+}
+
 const TAR_FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
 async function tarCreateFromDir(archive: string, dir: string): Promise<void> {
   const files = await filesUnder(dir, /\.tar$/i);
   await mkdir(dirname(archive), { recursive: true });
   // Entry names get a leading `/` as the original writes them; GNU long names via pax headers.
-  await tar.c({ file: archive, cwd: dir, portable: true, onWriteEntry: (e) => { e.path = `/${e.path}`; } }, files.length ? files : []);
+  if (files.length === 0) return writeFile(archive, Buffer.alloc(1024)); // an empty archive: two zero blocks
+  await tar.c({ file: archive, cwd: dir, portable: true, onWriteEntry: (e) => { e.path = `/${e.path}`; } }, files);
 }
 
 async function tarCreateFromFiles(archive: string, files: string[]): Promise<void> {
+  await assertRegularFiles(files);
   await mkdir(dirname(archive), { recursive: true });
   const pack = new tar.Pack({ portable: true, onWriteEntry: (e) => { e.path = basename(e.path); } });
   const done = pipeline(pack, createWriteStream(archive));
-  for (const f of files) {
-    if (!(await stat(f)).isFile()) throw new Error(`${f} is not a regular file`);
-    pack.add(f);
-  }
+  for (const f of files) pack.add(f);
   pack.end();
   await done;
 }
@@ -96,7 +100,7 @@ async function zipCreateFromDir(archive: string, dir: string): Promise<void> {
 }
 
 async function zipCreateFromFiles(archive: string, files: string[]): Promise<void> {
-  for (const f of files) if (!(await stat(f)).isFile()) throw new Error(`${f} is not a regular file`);
+  await assertRegularFiles(files);
   await mkdir(dirname(archive), { recursive: true });
   await zipWrite(archive, files.map((f) => [f, basename(f)]));
 }

@@ -13,7 +13,8 @@ export interface ParsedInfo {
 }
 
 const GROUP = /\{[^{}]*\}/g;
-const BIG_MARK = '\u0000big:';
+// Marks a big integer while it travels through JSON as a string (printable: JSON refuses control characters).
+const BIG_MARK = '@svc-bigint@';
 
 function reviveBig(value: InfoValue): InfoValue {
   if (typeof value === 'string' && value.startsWith(BIG_MARK)) return BigInt(value.slice(BIG_MARK.length));
@@ -55,7 +56,7 @@ export function parseTransferInfo(info: string): ParsedInfo {
 /** JSON text of a map, writing bigints as plain integers. */
 export function stringifyInfoMap(map: InfoMap): string {
   const marked = JSON.stringify(map, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIG_MARK}${v}` : v));
-  return marked.replace(/"\\u0000big:(-?\d+)"/g, '$1');
+  return marked.replace(/"@svc-bigint@(-?\d+)"/g, '$1');
 }
 
 /** Information text with its map written last, as the original stores it. */
