@@ -142,3 +142,14 @@ export function requestEncodingFor(partner: PartnerCapabilities): 'json' | 'lega
 export function allowsFileInfoInChange(partner: PartnerCapabilities): boolean {
   return versionAtLeast(partner.version, '3.0.4');
 }
+
+/** The marker in a transfer's fileInformation that asks for block compression (r66-protocol.md §11). */
+export const COMPRESS_MARKER = '#COMPRESS#';
+
+/**
+ * Block compression is used iff we allow it, the partner announced COMPRESSION=true and the
+ * transfer's fileInformation contains `#COMPRESS#`; both sides evaluate the same inputs.
+ */
+export function blockCompressionActive(ownAllowed: boolean, partner: PartnerCapabilities, fileInformation: string): boolean {
+  return ownAllowed && partner.compression && fileInformation.includes(COMPRESS_MARKER);
+}

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   authentPacket,
   authentRefusalPacket,
+  blockCompressionActive,
   buildVersionString,
   checkAuthent,
   decodePacket,
@@ -70,6 +71,14 @@ describe('version string', () => {
     expect(parseVersionString('3.1.0.{"DIGESTALGO":"SHA256"}').digest).toBe(Digest.SHA256);
     expect(parseVersionString('3.1.0.{"DIGESTALGO":"WHIRLPOOL"}', { digest: Digest.SHA1 }).digest).toBe(Digest.SHA1);
     expect(parseVersionString('3.1.0.{not json').version).toBe('3.1.0');
+  });
+
+  it('block compression needs both flags and the #COMPRESS# marker', () => {
+    const on = parseVersionString('3.1.0.{"COMPRESSION":true}');
+    expect(blockCompressionActive(true, on, 'x #COMPRESS# y')).toBe(true);
+    expect(blockCompressionActive(false, on, '#COMPRESS#')).toBe(false);
+    expect(blockCompressionActive(true, on, 'noinfo')).toBe(false);
+    expect(blockCompressionActive(true, parseVersionString(HOSTA_VERSION), '#COMPRESS#')).toBe(false);
   });
 
   it('compares versions numerically, ignoring suffixes; malformed is never >=', () => {
