@@ -43,6 +43,9 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
 
   let resolveDone: (code: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
+  // Signal handlers do not keep Node alive: without a listening socket the process would just end.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  void done.then(() => clearInterval(keepAlive));
   installShutdownHandlers({ log, stop: () => runtime.stop(), timeoutMs: runtime.shutdownTimeoutMs, onDone: (code) => resolveDone(code) });
 
   try {
@@ -51,6 +54,7 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
     log.error({ err: describe(err) }, 'server cannot start');
     io.err(`svc-r66 server cannot start for ${config.hostId}: ${describe(err)}\n`);
     await runtime.stop();
+    clearInterval(keepAlive);
     opts.onStopped();
     return EXIT_START_FAILED;
   }
