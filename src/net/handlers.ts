@@ -34,6 +34,12 @@ export class RequestHandlers {
     return this;
   }
 
+  /** Registers `handler` only when nothing handles `kind` yet (built-in defaults). */
+  registerDefault<K extends PacketKind>(kind: K, handler: RequestHandler<K>): this {
+    if (!this.byKind.has(kind)) this.register(kind, handler);
+    return this;
+  }
+
   get(kind: PacketKind): RequestHandler | undefined {
     return this.byKind.get(kind);
   }

@@ -1,0 +1,179 @@
+/**
+ * The connection layer of a host, built from its loaded configuration: the shared NetContext, the
+ * connection pool for outgoing conversations, and (for a server) the plain and TLS listeners.
+ * `R66Network` is the server lifecycle component; clients use `openClientNetwork`.
+ */
+import type { Logger } from 'pino';
+import type { DirectoryConfig, LimitConfig, ServerConfig, SslConfig } from '../config/index.js';
+import { decryptPasswordHexBytes } from '../config/index.js';
+import { digestFromIndex } from '../model/digest.js';
+import type { Host } from '../model/host.js';
+import type { Rule } from '../model/rule.js';
+import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
+import { Blacklist, defaultBlacklistDurationMs } from './blacklist.js';
+import { informationHandler } from './commands/information.js';
+import { handleTest } from './commands/test-message.js';
+import type { NetContext } from './context.js';
+import { RequestHandlers } from './handlers.js';
+import { R66Listener } from './listener.js';
+import { partnerDirectoryFrom } from './partner.js';
+import { ConnectionPool } from './pool.js';
+import { loadTlsMaterial, type TlsMaterial } from './tls.js';
+
+/** What the connection layer reads from server.xml or client.xml. */
+export interface HostNetSettings {
+  hostId: string;
+  sslHostId: string | undefined;
+  identity: { cryptoKey: Buffer };
+  limits: LimitConfig;
+  ssl: SslConfig | null;
+  directories: DirectoryConfig;
+}
+
+/** Database (or authent.xml) lookups the layer needs. */
+export interface NetLookups {
+  findHost(hostId: string): Promise<Host | undefined>;
+  findRule(ruleId: string): Promise<Rule | undefined>;
+}
+
+export interface NetOptions {
+  logger: Logger;
+  /** server.xml `checkaddress` / `checkclientaddress`. */
+  checkAddress?: boolean;
+  checkClientAddress?: boolean;
+  /** This host is behind a proxy (original: `openr66.ishostproxyfied`): no blacklisting. */
+  proxified?: boolean;
+  /** Handlers registry to use (so other modules can register theirs before start). */
+  handlers?: RequestHandlers;
+}
+
+/** The frame cap: the protocol's default, or more when blocks are configured larger. */
+function maxFrameLength(limits: LimitConfig): number {
+  return Math.max(DEFAULT_MAX_FRAME_LENGTH, limits.blockSize + 64 * 1024);
+}
+
+/** Builds the shared context and registers the built-in commands (message, information). */
+export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, options: NetOptions): NetContext {
+  const handlers = options.handlers ?? new RequestHandlers();
+  handlers.registerDefault('test', handleTest);
+  handlers.registerDefault(
+    'information',
+    informationHandler({ findRule: lookups.findRule, serverHome: settings.directories.serverHome, defaultOutPath: settings.directories.virtual.out }),
+  );
+  const timeoutConMs = settings.limits.timeoutCon;
+  return {
+    identity: {
+      hostId: settings.hostId,
+      sslHostId: settings.sslHostId,
+      digest: digestFromIndex(settings.limits.digest),
+      globalDigest: settings.limits.globalDigest,
+      compression: settings.limits.compression,
+      proxified: options.proxified ?? false,
+    },
+    directory: partnerDirectoryFrom(lookups.findHost, (hex) => decryptPasswordHexBytes(settings.identity.cryptoKey, hex)),
+    handlers,
+    blacklist: new Blacklist({ enabled: !(options.proxified ?? false), durationMs: defaultBlacklistDurationMs(timeoutConMs) }),
+    timeoutConMs,
+    maxFrameLength: maxFrameLength(settings.limits),
+    checkAddress: options.checkAddress,
+    checkClientAddress: options.checkClientAddress,
+    reuseAuthentication: process.env.SVC_R66_AUTHENT_NOREUSE !== '1',
+    logger: options.logger,
+  };
+}
+
+/** TLS material from the `ssl` section, or undefined without one. */
+export async function tlsMaterialFor(ssl: SslConfig | null): Promise<TlsMaterial | undefined> {
+  if (ssl === null) return undefined;
+  return loadTlsMaterial({
+    keyPath: ssl.keyPath,
+    keyStorePass: ssl.keyStorePassword,
+    keyPass: ssl.keyPassword,
+    trustKeyPath: ssl.trustKeyPath,
+    trustKeyStorePass: ssl.trustKeyStorePassword,
+    trustUseClientAuthenticate: ssl.trustUseClientAuthenticate,
+  });
+}
+
+/** A client's network: context and pool, closed by the caller when done. */
+export async function openClientNetwork(settings: HostNetSettings, lookups: NetLookups, options: NetOptions): Promise<{ ctx: NetContext; pool: ConnectionPool }> {
+  const ctx = buildNetContext(settings, lookups, options);
+  return { ctx, pool: new ConnectionPool(ctx, await tlsMaterialFor(settings.ssl)) };
+}
+
+/**
+ * The server's R66 network as one lifecycle component: at start (after the database) it builds the
+ * context, opens the plain listener (`usenossl`) and the TLS one (`usessl`); at stop it closes the
+ * listeners and the outgoing connections.
+ */
+export class R66Network {
+  readonly name = 'r66-network';
+  /** Register more commands here before start (transfer engine, admin commands). */
+  readonly handlers = new RequestHandlers();
+  private context: NetContext | undefined;
+  private outgoing: ConnectionPool | undefined;
+  private readonly listeners: R66Listener[] = [];
+
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly lookups: () => NetLookups,
+    private readonly logger: Logger,
+  ) {}
+
+  get ctx(): NetContext {
+    if (this.context === undefined) throw new Error('the R66 network is not started');
+    return this.context;
+  }
+
+  /** Outgoing connections to partners (one per partner). */
+  get pool(): ConnectionPool {
+    if (this.outgoing === undefined) throw new Error('the R66 network is not started');
+    return this.outgoing;
+  }
+
+  async start(): Promise<void> {
+    const { config } = this;
+    const ctx = buildNetContext(config, this.lookups(), {
+      logger: this.logger,
+      checkAddress: config.server.checkAddress,
+      checkClientAddress: config.server.checkClientAddress,
+      handlers: this.handlers,
+    });
+    const tls = config.server.useSsl ? await tlsMaterialFor(config.ssl) : undefined;
+    try {
+      if (config.server.useNoSsl) {
+        await this.startListener(ctx, { port: config.network.serverPort, addresses: config.network.serverAddresses });
+      }
+      if (config.server.useSsl && config.sslHostId !== undefined && tls !== undefined) {
+        await this.startListener(ctx, { port: config.network.serverSslPort, addresses: config.network.serverSslAddresses, tls });
+      }
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.context = ctx;
+    this.outgoing = new ConnectionPool(ctx, tls);
+  }
+
+  private async startListener(ctx: NetContext, options: ConstructorParameters<typeof R66Listener>[1]): Promise<void> {
+    const listener = new R66Listener(ctx, options);
+    await listener.start();
+    this.listeners.push(listener);
+  }
+
+  /** Ports actually bound (plain first), for tests started on port 0. */
+  get ports(): number[] {
+    return this.listeners.flatMap((l) => l.ports);
+  }
+
+  describe(): string[] {
+    return this.listeners.map((l) => `R66 ${l.name === 'r66-tls-listener' ? 'TLS' : 'plain'} listening on port ${l.ports.join(', ')}`);
+  }
+
+  async stop(): Promise<void> {
+    const pool = this.outgoing;
+    this.outgoing = undefined;
+    await pool?.close();
+    for (const l of this.listeners.splice(0)) await l.stop();
+  }
+}
