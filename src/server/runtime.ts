@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/index.js';
-import { openStore, parseJdbcUrl, type Store } from '../store/index.js';
+import { openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
@@ -83,7 +83,9 @@ export class ServerRuntime {
       start: async () => {
         const db = this.config.db;
         if (db === null) {
-          throw new ServerStartError(`${this.config.file}: no database configured; expected a <db> section (dbdriver sqlite, postgresql, mysql or mariadb)`);
+          // config.md §3.0 steps 10-11: partners from identity/authentfile, rules from <conf>.
+          this.currentStore = await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m) });
+          return;
         }
         const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), {
           hostId: this.config.hostId,

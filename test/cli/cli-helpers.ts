@@ -57,8 +57,8 @@ export function runCli(side: 'server' | 'client', args: string[], env: NodeJS.Pr
 }
 
 export interface InstanceOptions {
-  /** `dbdriver` and `dbserver`; default SQLite in the instance's data directory. */
-  db?: { driver: string; url: string; user?: string; password?: string };
+  /** `dbdriver` and `dbserver`; default SQLite in the instance's data directory; null = no database. */
+  db?: { driver: string; url: string; user?: string; password?: string } | null;
   usenossl?: boolean;
   usessl?: boolean;
   hostId?: string;
@@ -77,11 +77,12 @@ export function writeInstance(confDir: string, opts: InstanceOptions = {}): Inst
   const serverHome = join(confDir, 'data');
   mkdirSync(join(serverHome, 'admin'), { recursive: true });
   const sqliteFile = join(confDir, 'db.sqlite');
-  const db = opts.db ?? { driver: 'sqlite', url: `jdbc:sqlite:${sqliteFile}` };
+  const db = opts.db === undefined ? { driver: 'sqlite', url: `jdbc:sqlite:${sqliteFile}` } : opts.db;
   writeFileSync(join(confDir, 'cryptokey.des'), CRYPTO_KEY);
-  const identity = `<identity><hostid>${hostId}</hostid><cryptokey>${join(confDir, 'cryptokey.des')}</cryptokey></identity>`;
+  const authent = db === null ? `<authentfile>${join(confDir, 'authent.xml')}</authentfile>` : '';
+  const identity = `<identity><hostid>${hostId}</hostid><cryptokey>${join(confDir, 'cryptokey.des')}</cryptokey>${authent}</identity>`;
   const directory = `<directory><serverhome>${serverHome}</serverhome><in>in</in><out>out</out><arch>arch</arch><work>work</work><conf>conf</conf></directory>`;
-  const dbXml = `<db><dbdriver>${db.driver}</dbdriver><dbserver>${db.url}</dbserver><dbuser>${db.user ?? 'svc'}</dbuser><dbpasswd>${db.password ?? 'pw'}</dbpasswd></db>`;
+  const dbXml = db === null ? '' : `<db><dbdriver>${db.driver}</dbdriver><dbserver>${db.url}</dbserver><dbuser>${db.user ?? 'svc'}</dbuser><dbpasswd>${db.password ?? 'pw'}</dbpasswd></db>`;
   writeFileSync(join(confDir, 'server.xml'), `<?xml version="1.0" encoding="UTF-8"?>
 <config>
   ${identity}

@@ -47,6 +47,15 @@ describe('svc-r66server start in the foreground (cli.md §2.1)', () => {
     expect(result.stdout).toContain('"msg":"server stopped"');
   });
 
+  it('runs without a database: partners from identity/authentfile (config.md §3.0)', async () => {
+    writeInstance(inst.confDir, { db: null });
+    const server = startForeground();
+    await waitFor(() => server.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 20_000 });
+    expect(server.stdout()).toContain('no database');
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+
   it('refuses to start when its own host id is not in the partner table (exit 1)', async () => {
     expect((await runCli('server', ['initdb'], env)).code).toBe(0);
     const result = await startForeground().exited;
