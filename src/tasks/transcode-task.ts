@@ -10,6 +10,9 @@ import { resolveTaskPath } from './paths.js';
 import { pipelineA } from './substitution.js';
 import { errorText, failure, success, type TaskImplementation } from './task.js';
 
+const CR = Buffer.from([0x0d]);
+const CRLF = Buffer.from([0x0d, 0x0a]);
+
 /** iconv-lite name for a Java charset name, or null when unsupported. */
 export function codecName(javaName: string): string | null {
   const candidates = [javaName, javaName.replace(/^x-/i, ''), javaName.replace(/^(x-)?IBM0*/i, 'cp'), javaName.replace(/^(x-)?IBM0*/i, 'ibm')];
@@ -18,24 +21,27 @@ export function codecName(javaName: string): string | null {
 
 /** CR before every LF not already preceded by CR. */
 export function unixToDos(data: Buffer): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < data.length; i++) {
-    const b = data[i] as number;
-    if (b === 0x0a && (i === 0 || data[i - 1] !== 0x0d)) out.push(0x0d);
-    out.push(b);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let lf = data.indexOf(0x0a); lf >= 0; lf = data.indexOf(0x0a, lf + 1)) {
+    if (lf > 0 && data[lf - 1] === 0x0d) continue;
+    parts.push(data.subarray(from, lf), CR);
+    from = lf;
   }
-  return Buffer.from(out);
+  parts.push(data.subarray(from));
+  return Buffer.concat(parts);
 }
 
 /** Drops a CR immediately followed by LF. */
 export function dosToUnix(data: Buffer): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < data.length; i++) {
-    const b = data[i] as number;
-    if (b === 0x0d && data[i + 1] === 0x0a) continue;
-    out.push(b);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let at = data.indexOf(CRLF); at >= 0; at = data.indexOf(CRLF, at + 2)) {
+    parts.push(data.subarray(from, at));
+    from = at + 1; // keep the LF
   }
-  return Buffer.from(out);
+  parts.push(data.subarray(from));
+  return Buffer.concat(parts);
 }
 
 interface TranscodeOptions {
