@@ -62,7 +62,8 @@ export class Connection extends EventEmitter {
   private lastUse = Date.now();
   private unansweredKeepAlives = 0;
   private idleTimer: NodeJS.Timeout | null = null;
-  readonly closed: Promise<Error | null>;
+  /** Resolves with the reason once the socket is closed. */
+  readonly closed: Promise<Error>;
 
   constructor(
     readonly socket: Socket | TLSSocket,
@@ -71,7 +72,7 @@ export class Connection extends EventEmitter {
     super();
     this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
     this.log = options.logger.child({ peer: `${socket.remoteAddress}:${socket.remotePort}` });
-    this.closed = new Promise((resolve) => socket.once('close', () => resolve(this.closeReason)));
+    this.closed = new Promise((resolve) => this.once('closed', (reason: Error) => resolve(reason)));
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => {
       this.log.debug({ err: err.message }, 'socket error');

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '../model/error-code.js';
 import { authentRefusalPacket } from '../protocol/index.js';
-import type { Host } from '../model/host.js';
+import { NO_ADDRESS, type Host } from '../model/host.js';
 import { buildAuthent, checkAuthent } from './authentication.js';
 import type { LocalChannel } from './channel.js';
 import type { Connection } from './connection.js';
@@ -65,6 +65,9 @@ export class ConnectionPool {
   async openChannel(hostId: string): Promise<{ channel: LocalChannel; partner: AuthenticatedPartner }> {
     const entry = await this.ctx.directory.find(hostId);
     if (entry === undefined) throw new R66Error(`partner ${hostId} is not known`, ErrorCode.NotKnownHost);
+    if (entry.host.isClient || entry.host.address === NO_ADDRESS) {
+      throw new R66Error(`partner ${hostId} is a client without address: it cannot be contacted`, ErrorCode.NotKnownHost);
+    }
     const connection = await this.connection(entry.host);
     const channel = connection.openChannel();
     const reused = connection.authenticatedPartner;

@@ -4,7 +4,7 @@ import { sendMessage } from '../../src/client/message.js';
 import { Connection } from '../../src/net/connection.js';
 import { encodeEnvelopeFrame, NOCHANNEL } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { hostEntry, makeHost, silent, type TestHost } from './harness.js';
+import { makeHost, makePair, silent, type TestHost } from './harness.js';
 import { RawPeer } from './raw-peer.js';
 
 describe('connection timers: KeepAlive when idle, idle close', () => {
@@ -26,15 +26,8 @@ describe('connection timers: KeepAlive when idle, idle close', () => {
   });
 
   it('drops an idle pooled connection and reconnects on the next use', async () => {
-    const b = await makeHost('hostb', [], { listen: true, timeoutConMs: 100 });
-    hosts.push(b);
-    const entries = [
-      { host: hostEntry('hosta', 0), password: Buffer.from('pa') },
-      { host: hostEntry('hostb', b.listener!.port), password: Buffer.from('pb') },
-    ];
-    for (const e of entries) b.directory.set(e);
-    const a = await makeHost('hosta', entries, { timeoutConMs: 100 });
-    hosts.push(a);
+    const { a, b } = await makePair({ timeoutConMs: 100 });
+    hosts.push(a, b);
     await sendMessage(a.pool, 'hostb', 'one');
     expect(a.pool.size).toBe(1);
     await waitFor(() => a.pool.size === 0, { what: 'the idle connection to close' });

@@ -80,3 +80,18 @@ export async function makeHost(
   }
   return host;
 }
+
+/**
+ * A listening `hostb` and a client `hosta` that know each other (passwords `pa` / `pb` unless
+ * given), with the same options on both sides.
+ */
+export async function makePair(opts: Parameters<typeof makeHost>[2] & { pwdA?: Buffer; pwdB?: Buffer } = {}): Promise<{ a: TestHost; b: TestHost; entries: PartnerEntry[] }> {
+  const b = await makeHost('hostb', [], { ...opts, listen: true });
+  const entries: PartnerEntry[] = [
+    { host: hostEntry('hosta', 0), password: opts.pwdA ?? Buffer.from('pa') },
+    { host: hostEntry('hostb', b.listener!.port), password: opts.pwdB ?? Buffer.from('pb') },
+  ];
+  for (const e of entries) b.directory.set(e);
+  const a = await makeHost('hosta', entries, { ...opts, listen: false });
+  return { a, b, entries };
+}

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { hostEntry, makeHost, type TestHost } from './harness.js';
+import { hostEntry, makeHost, makePair, type TestHost } from './harness.js';
 
 const PWD_A = Buffer.from('test de password');
 const PWD_B = Buffer.from('test de password2');
@@ -11,14 +11,7 @@ describe('message between two hosts over TCP', () => {
   let b: TestHost;
 
   beforeEach(async () => {
-    b = await makeHost('hostb', [], { listen: true });
-    const port = b.listener!.port;
-    const entries = [
-      { host: hostEntry('hosta', 0, { hostKey: Buffer.from('x') }), password: PWD_A },
-      { host: hostEntry('hostb', port, { hostKey: Buffer.from('x') }), password: PWD_B },
-    ];
-    for (const e of entries) b.directory.set(e);
-    a = await makeHost('hosta', entries);
+    ({ a, b } = await makePair({ pwdA: PWD_A, pwdB: PWD_B }));
   });
   afterEach(async () => {
     await a.close();
@@ -65,5 +58,29 @@ describe('message between two hosts over TCP', () => {
   it('the requester checks the answering host too (mutual authentication)', async () => {
     a.directory.set({ host: hostEntry('hostb', b.listener!.port), password: Buffer.from('not the real one') });
     await expect(sendMessage(a.pool, 'hostb', 'hi')).rejects.toMatchObject({ code: ErrorCode.BadAuthent, message: expect.stringContaining('Key is not valid for this HostId') });
+  });
+});
+
+describe('partners that cannot be used', () => {
+  it('refuses unknown and client-only partners with NotKnownHost, and answers U to a command nobody handles', async () => {
+    const b = await makeHost('hostb', [], { listen: true });
+    const entries = [
+      { host: hostEntry('hosta', 0), password: PWD_A },
+      { host: hostEntry('hostb', b.listener!.port), password: PWD_B },
+      { host: hostEntry('laptop', 0, { isClient: true, address: '0.0.0.0' }), password: null },
+    ];
+    for (const e of entries) b.directory.set(e);
+    const a = await makeHost('hosta', entries);
+    try {
+      await expect(sendMessage(a.pool, 'nobody', 'x')).rejects.toMatchObject({ code: ErrorCode.NotKnownHost });
+      await expect(sendMessage(a.pool, 'laptop', 'x')).rejects.toMatchObject({ code: ErrorCode.NotKnownHost });
+      const { channel } = await a.pool.openChannel('hostb');
+      await channel.send({ kind: 'businessRequest', header: 'org.x.Y arg', delay: 0, way: 0 });
+      expect(await channel.receive(5_000)).toMatchObject({ kind: 'error', code: ErrorCode.Unimplemented });
+      channel.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { Digest } from '../../src/model/digest.js';
 import { authentPacket, buildVersionString, encodeFrame, NOCHANNEL } from '../../src/protocol/index.js';
-import { hostEntry, makeHost, type TestHost } from './harness.js';
+import { makePair, type TestHost } from './harness.js';
 import { RawPeer } from './raw-peer.js';
 
 const KEEPALIVE_ASK = Buffer.from('000000178000000080000000150000000900000001000000001500', 'hex');
@@ -49,15 +49,9 @@ describe('a live listener fed random, truncated, oversized and mutated frames', 
   const goodAuthent = encodeFrame(NOCHANNEL, 1234, authentPacket('hosta', 'pa', version, 0, 1234));
 
   beforeAll(async () => {
-    b = await makeHost('hostb', [], { listen: true, maxFrameLength: MAX_FRAME });
+    ({ a, b } = await makePair({ maxFrameLength: MAX_FRAME }));
     // Refusals must not ban the loopback address for the rest of the run.
     b.ctx.blacklist.disable();
-    const entries = [
-      { host: hostEntry('hosta', 0), password: Buffer.from('pa') },
-      { host: hostEntry('hostb', b.listener!.port), password: Buffer.from('pb') },
-    ];
-    for (const e of entries) b.directory.set(e);
-    a = await makeHost('hosta', entries);
   });
   afterAll(async () => {
     await a.close();
