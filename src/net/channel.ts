@@ -8,6 +8,14 @@ import { disconnected, timedOut } from './errors.js';
 import type { Connection } from './connection.js';
 import type { AuthenticatedPartner } from './partner.js';
 
+/**
+ * Packets queued on a channel before its reader takes them: above HIGH the connection stops reading
+ * the socket (TCP then slows the sender, as the original's one-frame-at-a-time reading does), below
+ * LOW it reads again. Bounds memory when a receiver writes slower than the network delivers.
+ */
+const QUEUE_HIGH = 32;
+const QUEUE_LOW = 8;
+
 interface Waiter {
   resolve(p: Packet): void;
   reject(e: Error): void;
@@ -59,7 +67,10 @@ export class LocalChannel {
   /** The next packet of this channel; rejects when the channel ends first or after `timeoutMs`. */
   receive(timeoutMs?: number, what = 'the partner'): Promise<Packet> {
     const queued = this.queue.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
+    if (queued !== undefined) {
+      if (this.queue.length === QUEUE_LOW) this.connection.resumeReading(this);
+      return Promise.resolve(queued);
+    }
     if (this.ended) return Promise.reject(this.ended);
     return new Promise<Packet>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -88,8 +99,12 @@ export class LocalChannel {
   deliver(packet: Packet): void {
     if (this.closedFlag) return;
     const waiter = this.waiters.shift();
-    if (waiter) waiter.resolve(packet);
-    else this.queue.push(packet);
+    if (waiter) {
+      waiter.resolve(packet);
+      return;
+    }
+    this.queue.push(packet);
+    if (this.queue.length === QUEUE_HIGH) this.connection.pauseReading(this);
   }
 
   /**
@@ -102,6 +117,7 @@ export class LocalChannel {
     this.closedFlag = true;
     this.ended = reason;
     for (const w of this.waiters.splice(0)) w.reject(reason);
+    this.connection.resumeReading(this);
     this.connection.releaseChannel(this);
   }
 

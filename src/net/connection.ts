@@ -109,6 +109,23 @@ export class Connection extends EventEmitter {
     this.lastUse = Date.now();
   }
 
+  /** Channels whose unread backlog is too long: while any, the socket is not read. */
+  private readonly congested = new Set<LocalChannel>();
+
+  /** True while reading is paused for a slow channel reader. */
+  get isReadPaused(): boolean {
+    return this.congested.size > 0;
+  }
+
+  pauseReading(channel: LocalChannel): void {
+    this.congested.add(channel);
+    this.socket.pause();
+  }
+
+  resumeReading(channel: LocalChannel): void {
+    if (this.congested.delete(channel) && this.congested.size === 0 && !this.closing) this.socket.resume();
+  }
+
   /** Marks the connection as having carried a successful authentication. */
   markAuthenticated(partner: AuthenticatedPartner, reusable: boolean): void {
     this.everAuthenticated = true;

@@ -75,3 +75,27 @@ describe('back-pressure', () => {
     await conn.closed;
   });
 });
+
+describe('read flow control', () => {
+  it('stops reading the socket while a channel has a long unread backlog, and reads again once it is drained', async () => {
+    const { a, b } = await makePair();
+    try {
+      const { channel } = await a.pool.openChannel('hostb');
+      const conn = channel.connection;
+      // hostb answers each Test with the next counter; 60 Tests from counter 0 fill our queue.
+      for (let i = 0; i < 60; i++) await channel.send({ kind: 'test', header: 'MSG', middle: `m${i}`, counter: 0 });
+      await waitFor(() => conn.isReadPaused, { what: 'reading to pause' });
+      const got: string[] = [];
+      while (got.length < 60) {
+        const p = await channel.receive(5_000);
+        if (p.kind === 'test') got.push(p.middle);
+      }
+      expect(conn.isReadPaused).toBe(false);
+      expect(got[59]).toBe('m59');
+      channel.close();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
