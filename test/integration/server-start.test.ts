@@ -42,8 +42,10 @@ describe('svc-r66server start in the foreground (cli.md §2.1)', () => {
     server.child.kill(signal);
     const result = await server.exited;
     expect(result.code).toBe(0);
-    const stopped = result.stdout.split('\n').filter((l) => l.includes('component stopped')).map((l) => JSON.parse(l).component);
-    expect(stopped).toEqual(['identity', 'database']);
+    const components = (msg: string): string[] => result.stdout.split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l).component);
+    const started = components('component started');
+    expect(started.slice(0, 2)).toEqual(['database', 'identity']);
+    expect(components('component stopped')).toEqual([...started].reverse());
     expect(result.stdout).toContain('"msg":"server stopped"');
   });
 
