@@ -1,0 +1,71 @@
+/**
+ * Transfer orders from a partner or an admin client (r66-protocol.md §9.9): stop (sub-type 9),
+ * cancel (10) and restart (4), in the legacy Valid form and the JSON form. The answer carries the
+ * ErrorCode character: Valid(header = the request's middle, middle = code, 15) or
+ * JsonCommand(header = the request JSON, result = code, 15).
+ */
+import { ErrorCode } from '../model/error-code.js';
+import { R66Error } from '../net/errors.js';
+import type { RequestContext, RequestHandler } from '../net/handlers.js';
+import { decodeValidCommand, newJsonCommand, PacketType, type JsonCommandPacket, type ValidPacket } from '../protocol/index.js';
+import type { TransferEngine } from './engine.js';
+import type { ControlResult, TransferRef } from './types.js';
+
+const TRANSFER_ORDERS: ReadonlySet<number> = new Set([PacketType.STOP, PacketType.CANCEL, PacketType.VALID]);
+
+/** `yyyyMMddHHmmss` (local time) of a restart order, or undefined. */
+function restartTime(text: string | null | undefined): Date | undefined {
+  const m = text ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text.trim()) : null;
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return new Date(y, mo - 1, d, h, mi, s);
+}
+
+/** Only a party of the transfer or an administrator partner may act on it. */
+function allowed(ctx: RequestContext, ref: TransferRef): boolean {
+  const caller = ctx.partner.hostId;
+  return ctx.partner.host.adminRole || caller === ref.requester || caller === ref.requested;
+}
+
+async function order(engine: TransferEngine, ctx: RequestContext, subType: number, ref: TransferRef, at: Date | undefined): Promise<ControlResult> {
+  if (!allowed(ctx, ref)) throw new R66Error('Not correctly authenticated', ErrorCode.BadAuthent);
+  if (subType === PacketType.STOP) return engine.stop(ref);
+  if (subType === PacketType.CANCEL) return engine.cancel(ref);
+  return engine.restart(ref, at);
+}
+
+export function transferControlHandlers(
+  engine: TransferEngine,
+  previousValid: RequestHandler | undefined,
+  previousJson: RequestHandler | undefined,
+): { valid: RequestHandler<'valid'>; jsonCommand: RequestHandler<'jsonCommand'> } {
+  const valid: RequestHandler<'valid'> = async (ctx, p: ValidPacket) => {
+    if (!TRANSFER_ORDERS.has(p.subType)) {
+      if (previousValid) return previousValid(ctx, p);
+      throw new R66Error(`Unimplemented command: Valid ${p.subType}`, ErrorCode.Unimplemented);
+    }
+    const c = decodeValidCommand(p);
+    if (c.cmd !== 'stop' && c.cmd !== 'cancel' && c.cmd !== 'restart') throw new R66Error('Incorrect command', ErrorCode.IncorrectCommand);
+    const at = c.cmd === 'restart' ? restartTime(c.restartTime) : undefined;
+    const result = await order(engine, ctx, p.subType, { specialId: c.specialId, requester: c.requester, requested: c.requested }, at);
+    await ctx.channel.send({ kind: 'valid', header: p.middle, middle: result.code.char, subType: PacketType.REQUESTUSER });
+  };
+  const jsonCommand: RequestHandler<'jsonCommand'> = async (ctx, p: JsonCommandPacket) => {
+    const cmd = p.command;
+    const isOrder = TRANSFER_ORDERS.has(p.subType) && (cmd?.jsonClass === 'StopOrCancelJsonPacket' || cmd?.jsonClass === 'RestartTransferJsonPacket');
+    if (!isOrder || cmd === null) {
+      if (previousJson) return previousJson(ctx, p);
+      throw new R66Error(`Unimplemented command: JsonCommand ${p.subType}`, ErrorCode.Unimplemented);
+    }
+    const ref = { specialId: cmd.specialid, requester: cmd.requester ?? '', requested: cmd.requested ?? '' };
+    const at = cmd.jsonClass === 'RestartTransferJsonPacket' && cmd.restarttime !== null ? new Date(cmd.restarttime) : undefined;
+    const result = await order(engine, ctx, p.subType, ref, at);
+    await ctx.channel.send({ kind: 'jsonCommand', command: cmd, result: result.code.char, subType: PacketType.REQUESTUSER });
+  };
+  return { valid, jsonCommand };
+}
+
+/** The order to send to a host (legacy or JSON), for clients that ask a remote host. */
+export function stopOrCancelCommand(kind: 'stop' | 'cancel', ref: TransferRef): ReturnType<typeof newJsonCommand<'StopOrCancelJsonPacket'>> {
+  return newJsonCommand('StopOrCancelJsonPacket', { requester: ref.requester, requested: ref.requested, specialid: ref.specialId, requestUserPacket: kind === 'stop' ? PacketType.STOP : PacketType.CANCEL });
+}

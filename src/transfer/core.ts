@@ -1,0 +1,47 @@
+/**
+ * What every transfer session borrows from the engine: settings, store, tasks, shaper, the table
+ * of running transfers and the event sink. Internal to src/transfer.
+ */
+import type { Logger } from 'pino';
+import type { DirectoryConfig, LimitConfig } from '../config/index.js';
+import type { Rule } from '../model/rule.js';
+import type { TransferRecord } from '../model/transfer.js';
+import type { LocalIdentity } from '../net/partner.js';
+import type { ConnectionPool } from '../net/pool.js';
+import type { RunnerRepository } from '../store/index.js';
+import type { EngineHooks, TaskRegistry } from '../tasks/index.js';
+import type { BandwidthShaper } from './shaper.js';
+import type { TransferOutcome, TransferProgress } from './types.js';
+
+/** The running-table key the original uses: `<requested> <requester> <specialId>`. */
+export function runningKey(r: { requested: string; requester: string; specialId: bigint }): string {
+  return `${r.requested} ${r.requester} ${r.specialId}`;
+}
+
+/** A running session as the engine's controls see it. */
+export interface RunningTransfer {
+  record: TransferRecord;
+  /** Ends the transfer locally with this error (stop, cancel, shutdown): the error goes to the partner. */
+  abort(err: Error): void;
+}
+
+export interface EngineCore {
+  identity: LocalIdentity;
+  directories: DirectoryConfig;
+  limits: LimitConfig;
+  runner: RunnerRepository;
+  findRule(idRule: string): Promise<Rule | undefined>;
+  pool: ConnectionPool;
+  tasks: TaskRegistry;
+  shaper: BandwidthShaper;
+  logger: Logger;
+  ownerId: string;
+  nextTransferId(): Promise<bigint>;
+  rankSaveBlocks: number;
+  /** Hooks lent to tasks, built per session (TRANSFER, RESCHEDULE need the current record). */
+  hooksFor(record: TransferRecord): EngineHooks;
+  running: Map<string, RunningTransfer>;
+  emitProgress(p: TransferProgress): void;
+  emitStart(record: TransferRecord): void;
+  emitEnd(outcome: TransferOutcome): void;
+}

@@ -1,0 +1,286 @@
+/**
+ * The transfer engine of a host: creates transfers (now or for the scheduler), runs them as
+ * requester, serves the partners' Requests, and stops/cancels/restarts transfers on demand (API
+ * and the partners' Valid/JsonCommand orders, r66-protocol.md §9.9).
+ */
+import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
+import { ErrorCode } from '../model/error-code.js';
+import { isSendMode, withMd5, type Rule } from '../model/rule.js';
+import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import { R66Error } from '../net/errors.js';
+import type { RequestHandlers } from '../net/handlers.js';
+import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
+import { transferControlHandlers } from './control.js';
+import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
+import { removeQuietly, resolveLocalFile, ruleDirectories } from './placement.js';
+import { handleRequest } from './requested.js';
+import { runRequester } from './requester.js';
+import { LocalControlError } from './session.js';
+import { BandwidthShaper } from './shaper.js';
+import type {
+  BandwidthLimits, ControlResult, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
+} from './types.js';
+
+const DEFAULT_RANK_SAVE_BLOCKS = 64;
+
+/** Events: `start` (record), `progress` (TransferProgress, per rank save), `end` (TransferOutcome). */
+export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEvents]: Parameters<TransferEngineEvents[K]> }> {
+  /** Run-time bandwidth limits (bandwidth.md §4): `engine.bandwidth.set({ writeGlobal: ... })`. */
+  readonly bandwidth: BandwidthShaper;
+  readonly ownerId: string;
+  private readonly core: EngineCore;
+  private closed = false;
+
+  constructor(private readonly opts: TransferEngineOptions) {
+    super();
+    const l = opts.limits;
+    this.bandwidth = new BandwidthShaper({ writeGlobal: l.globalLimit, readGlobal: l.globalLimit, writeSession: l.sessionLimit, readSession: l.sessionLimit }, l.delayLimit > 0 ? l.delayLimit : 1000);
+    this.ownerId = opts.ownerId ?? opts.identity.hostId;
+    const rules = opts.rules ?? opts.store.rules;
+    this.core = {
+      identity: opts.identity,
+      directories: opts.directories,
+      limits: opts.limits,
+      runner: opts.store.runner,
+      findRule: (id) => rules.get(id),
+      pool: opts.pool,
+      tasks: opts.tasks,
+      shaper: this.bandwidth,
+      logger: opts.logger,
+      ownerId: this.ownerId,
+      nextTransferId: () => opts.store.nextTransferId(),
+      rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
+      hooksFor: (record) => this.hooksFor(record),
+      running: new Map<string, RunningTransfer>(),
+      emitProgress: (p: TransferProgress) => this.emit('progress', p),
+      emitStart: (r: TransferRecord) => this.emit('start', r),
+      emitEnd: (o: TransferOutcome) => this.emit('end', o),
+    };
+    if (opts.handlers) this.registerHandlers(opts.handlers);
+  }
+
+  /**
+   * Registers the conversations this engine serves: Request, and the transfer orders of Valid and
+   * JsonCommand (stop 9, cancel 10, restart 4). Other Valid/JsonCommand sub-types still go to the
+   * handler registered before.
+   */
+  registerHandlers(handlers: RequestHandlers): void {
+    handlers.register('request', (ctx, p) => {
+      if (this.closed) throw new R66Error('the server is shutting down', ErrorCode.ServerOverloaded);
+      return handleRequest(this.core, ctx, p);
+    });
+    const control = transferControlHandlers(this, handlers.get('valid'), handlers.get('jsonCommand'));
+    handlers.register('valid', control.valid);
+    handlers.register('jsonCommand', control.jsonCommand);
+  }
+
+  /** Transfers running on this host now (either role). */
+  get runningCount(): number {
+    return this.core.running.size;
+  }
+
+  /** True when this transfer runs on this host now. */
+  isRunning(ref: TransferRef): boolean {
+    return this.core.running.has(runningKey(ref));
+  }
+
+  /**
+   * Creates a transfer and runs it now, whatever its direction (the rule's mode decides who sends).
+   * Resolves with the final RUNNER row and its code when it ends (success or error, after the
+   * configured connection retries). Throws an R66Error only when no transfer could be created
+   * (unknown rule, unknown partner, missing local file to send...).
+   */
+  async transfer(req: TransferRequest): Promise<TransferOutcome> {
+    const record = await this.createRecord(req, UpdatedInfo.UNKNOWN);
+    return this.runWithRetries(record, this.opts.connectRetries ?? 0);
+  }
+
+  /** Like transfer(), refusing a rule of the receive direction (client `send`). */
+  async submitSend(req: TransferRequest): Promise<TransferOutcome> {
+    await this.checkDirection(req.rule, true);
+    return this.transfer(req);
+  }
+
+  /** Like transfer(), refusing a rule of the send direction (a pull: the partner sends). */
+  async submitRecv(req: TransferRequest): Promise<TransferOutcome> {
+    await this.checkDirection(req.rule, false);
+    return this.transfer(req);
+  }
+
+  /**
+   * Writes a transfer for the scheduler (client `asend`, `-start`/`-delay`, TRANSFER task,
+   * database.md §9.1): a RUNNER row with UPDATEDINFO = TOSUBMIT and STARTTRANS = `req.start` (now
+   * when absent). Returns its id.
+   */
+  async submitLater(req: TransferRequest): Promise<bigint> {
+    const record = await this.createRecord(req, UpdatedInfo.TOSUBMIT);
+    return record.specialId;
+  }
+
+  /** Runs an existing row of this host as requester (the scheduler's entry point). */
+  async runRecord(record: TransferRecord, retries = 0): Promise<TransferOutcome> {
+    return this.runWithRetries(record, retries);
+  }
+
+  /** One attempt; `retryable` says whether a later one may succeed. */
+  runOnce(record: TransferRecord): Promise<TransferOutcome & { retryable: boolean }> {
+    return runRequester(this.core, record);
+  }
+
+  private async runWithRetries(record: TransferRecord, retries: number): Promise<TransferOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await runRequester(this.core, record);
+      if (!outcome.retryable || attempt >= retries || this.closed) {
+        if (outcome.retryable) await this.core.runner.updateState(keyOf(record), { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK });
+        const { retryable: _r, ...rest } = outcome;
+        return { ...rest, record: (await this.core.runner.get(keyOf(record))) ?? rest.record };
+      }
+      this.opts.logger.info({ id: String(record.specialId), code: outcome.code.char }, `transfer retried in ${this.opts.limits.delayRetry} ms`);
+      await new Promise((resolve) => setTimeout(resolve, this.opts.limits.delayRetry));
+      record = (await this.core.runner.get(keyOf(record))) ?? record;
+    }
+  }
+
+  /** Stops a transfer (r66-protocol.md §9.9): a running one ends with `H` on both sides, its rank kept. */
+  stop(ref: TransferRef): Promise<ControlResult> {
+    return this.stopOrCancel(ref, ErrorCode.StoppedTransfer);
+  }
+
+  /** Cancels a transfer: ends with `K`, rank reset to 0, the partial work file removed. */
+  cancel(ref: TransferRef): Promise<ControlResult> {
+    return this.stopOrCancel(ref, ErrorCode.CanceledTransfer);
+  }
+
+  private async stopOrCancel(ref: TransferRef, code: typeof ErrorCode.StoppedTransfer): Promise<ControlResult> {
+    const running = this.core.running.get(runningKey(ref));
+    if (running) {
+      running.abort(new LocalControlError(`${code.name} ${running.record.rank}`, code));
+      return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} ${code === ErrorCode.StoppedTransfer ? 'stopped' : 'cancelled'}` };
+    }
+    const record = await this.core.runner.get({ ...ref, ownerReq: this.ownerId });
+    if (record === undefined || record.updatedInfo === UpdatedInfo.DONE || record.globalStep === TaskStep.ALLDONETASK) {
+      return { code: ErrorCode.TransferOk, message: `transfer ${ref.specialId} is not known or already finished: nothing done` };
+    }
+    const change = { updatedInfo: UpdatedInfo.INERROR, infoStatus: code, stepStatus: code, globalStep: TaskStep.ERRORTASK } as const;
+    if (code === ErrorCode.CanceledTransfer) {
+      if (!record.retrieveMode && !record.isMoved && record.filename.endsWith('.r66')) await removeQuietly(record.filename);
+      await this.core.runner.updateState(keyOf(record), { ...change, rank: 0 });
+    } else {
+      await this.core.runner.updateState(keyOf(record), change);
+    }
+    return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} marked ${code.name}` };
+  }
+
+  /**
+   * Restarts a transfer that ended in error or was stopped: the row goes back to TOSUBMIT at `at`
+   * (default now) from its restart point, for the scheduler (database.md §6.1 "Restart").
+   */
+  async restart(ref: TransferRef, at?: Date): Promise<ControlResult> {
+    if (this.core.running.has(runningKey(ref))) return { code: ErrorCode.QueryStillRunning, message: `transfer ${ref.specialId} is running` };
+    const record = await this.core.runner.get({ ...ref, ownerReq: this.ownerId });
+    if (record === undefined) return { code: ErrorCode.Internal, message: `transfer ${ref.specialId} ${ref.requester}->${ref.requested} is not known` };
+    if (record.globalStep === TaskStep.ALLDONETASK || record.updatedInfo === UpdatedInfo.DONE) {
+      await this.core.runner.updateState(keyOf(record), { infoStatus: ErrorCode.QueryAlreadyFinished });
+      return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} is already complete` };
+    }
+    const step = record.globalLastStep;
+    const status = step === TaskStep.PRETASK ? ErrorCode.InitOk : step === TaskStep.TRANSFERTASK ? ErrorCode.PreProcessingOk : step === TaskStep.POSTTASK ? ErrorCode.TransferOk : ErrorCode.Unknown;
+    await this.core.runner.updateState(keyOf(record), {
+      globalStep: step, stepStatus: status, infoStatus: status, updatedInfo: UpdatedInfo.TOSUBMIT, start: at ?? new Date(),
+    });
+    return { code: ErrorCode.PreProcessingOk, message: `transfer ${ref.specialId} resubmitted` };
+  }
+
+  /** Ends every running transfer with Shutdown (their rows stay restartable) and refuses new requests. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const err = new R66Error('Shutdown forced', ErrorCode.Shutdown);
+    for (const r of this.core.running.values()) r.abort(err);
+    const deadline = Date.now() + this.opts.limits.timeoutCon;
+    while (this.core.running.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  // ------------------------------------------------------------------ creation
+
+  private async checkDirection(ruleId: string, send: boolean): Promise<void> {
+    const rule = await this.findRule(ruleId);
+    if (isSendMode(rule.mode) !== send) {
+      throw new R66Error(`rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`, ErrorCode.IncorrectCommand);
+    }
+  }
+
+  private async findRule(ruleId: string): Promise<Rule> {
+    const rule = await this.core.findRule(ruleId);
+    if (rule === undefined) throw new R66Error(`rule ${ruleId} is not known on this host`, ErrorCode.IncorrectCommand);
+    return rule;
+  }
+
+  /** The RUNNER row of a new transfer with this host as requester (database.md §6, §9.1). */
+  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo): Promise<TransferRecord> {
+    const host = await this.opts.store.hosts.get(req.partner);
+    if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
+    const requester = host.isSsl ? this.opts.identity.sslHostId ?? this.opts.identity.hostId : this.opts.identity.hostId;
+    if (req.id !== undefined) {
+      const existing = await this.core.runner.get({ specialId: req.id, requester, requested: req.partner, ownerReq: this.ownerId });
+      if (existing) {
+        existing.updatedInfo = updatedInfo === UpdatedInfo.TOSUBMIT ? UpdatedInfo.TOSUBMIT : existing.updatedInfo;
+        if (req.start) existing.start = req.start;
+        await this.core.runner.update(existing);
+        return existing;
+      }
+    }
+    const rule = await this.findRule(req.rule);
+    const mode = req.md5 ? withMd5(rule.mode) : rule.mode;
+    const isSender = isSendMode(mode);
+    let size = -1;
+    if (isSender) {
+      const file = await resolveLocalFile(ruleDirectories(rule, this.opts.directories), req.file);
+      size = (await stat(file)).size;
+    }
+    const specialId = req.id ?? (await this.opts.store.nextTransferId());
+    let fileInfo = req.fileInfo ?? 'noinfo';
+    const map: Record<string, bigint | number> = { ORIGINALSIZE: size };
+    if (!req.noFollow && !fileInfo.includes('"follow"')) {
+      fileInfo = `${fileInfo} {"follow":${specialId}}`;
+      map.follow = specialId;
+    }
+    const now = new Date();
+    const record: TransferRecord = {
+      specialId, requester, requested: req.partner, ownerReq: this.ownerId,
+      globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0,
+      blockSize: req.blockSize ?? this.opts.limits.blockSize,
+      mode, updatedInfo, stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown,
+      retrieveMode: isSender, isMoved: false,
+      start: req.start ?? now, stop: now,
+      idRule: rule.idRule, filename: req.file, originalName: req.file, fileInfo,
+      transferInfo: updateInfoMap('', map),
+    };
+    await this.core.runner.insert(record);
+    return record;
+  }
+
+  /** The hooks tasks of one transfer get (TRANSFER submits, RESCHEDULE resubmits this one). */
+  private hooksFor(record: TransferRecord): EngineHooks {
+    return {
+      ...this.opts.hooks,
+      transfers: {
+        submit: (s: TransferSubmission) =>
+          this.submitLater({ partner: s.to, rule: s.rule ?? record.idRule, file: s.file ?? record.filename, md5: s.md5, blockSize: s.blockSize, fileInfo: s.info, noFollow: true, id: s.id, start: s.start }),
+      },
+      rescheduler: {
+        reschedule: async (at: Date) => {
+          record.start = at;
+          await this.core.runner.updateState(keyOf(record), { start: at, transferInfo: updateInfoMap(record.transferInfo, { RESCHEDULE: true }) });
+        },
+      },
+      records: { save: async () => void (await this.core.runner.update(record)) },
+    };
+  }
+}
+
+function keyOf(r: TransferRecord): TransferKey {
+  return { specialId: r.specialId, requester: r.requester, requested: r.requested, ownerReq: r.ownerReq };
+}
+
+export type { BandwidthLimits };

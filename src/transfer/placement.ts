@@ -1,0 +1,144 @@
+/**
+ * Where a transfer's file lives on this host (tasks.md §1.3): the rule's directories (empty rule
+ * path = the global one), the sender's file resolved inside the send directory (wildcards, safe
+ * path), the receiver's temporary `.r66` file in the work directory, and its final place in the
+ * receive directory.
+ */
+import { randomInt } from 'node:crypto';
+import { copyFile, mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { DirectoryConfig } from '../config/index.js';
+import { ErrorCode } from '../model/error-code.js';
+import type { Rule } from '../model/rule.js';
+import { R66Error } from '../net/errors.js';
+import { hasWildcard, wildcardToRegExp } from '../fs/glob.js';
+import { PathNotAllowedError, resolveInside } from '../fs/safe-path.js';
+
+/** Absolute directories of one rule on this host. */
+export interface RuleDirectories {
+  home: string;
+  in: string;
+  out: string;
+  work: string;
+  arch: string;
+}
+
+/** The original's limit on file names (`openr66.filename.maxlength`), r66-protocol.md §12. */
+export const MAX_FILENAME_LENGTH = 255;
+
+export function ruleDirectories(rule: Rule, dirs: DirectoryConfig): RuleDirectories {
+  const pick = (virtual: string, global: string): string => (virtual.trim().length > 0 ? path.join(dirs.serverHome, virtual) : global);
+  return {
+    home: dirs.serverHome,
+    in: pick(rule.recvPath, dirs.in),
+    out: pick(rule.sendPath, dirs.out),
+    work: pick(rule.workPath, dirs.work),
+    arch: pick(rule.archivePath, dirs.arch),
+  };
+}
+
+/** Virtual path of an absolute path under the home, as the original names files on the wire (`/out/a.txt`). */
+export function virtualPath(home: string, abs: string): string {
+  const rel = path.relative(home, abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return abs;
+  return '/' + rel.split(path.sep).join('/');
+}
+
+/** Base name after the last `/` or `\` (the name may come from another system). */
+export function baseName(name: string): string {
+  const cut = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+  return cut >= 0 ? name.slice(cut + 1) : name;
+}
+
+function notFound(name: string, why = 'does not exist'): R66Error {
+  return new R66Error(`File not found: ${name} ${why}`, ErrorCode.FileNotFound);
+}
+
+function notAllowed(err: PathNotAllowedError): R66Error {
+  return new R66Error(err.message, ErrorCode.FileNotAllowed);
+}
+
+/**
+ * The requested host as sender: `requested` resolved inside the rule's send directory. A virtual
+ * path (`/out/a.txt`) is taken below the home; a wildcard in the last segment picks the first
+ * matching file in name order. Missing -> FileNotFound, outside -> FileNotAllowed.
+ */
+export async function resolveSendFile(dirs: RuleDirectories, requested: string): Promise<string> {
+  let candidate: string;
+  try {
+    if (requested.startsWith('/') || requested.startsWith('\\')) {
+      const underHome = path.join(dirs.home, requested);
+      candidate = await resolveInside(dirs.out, underHome);
+    } else {
+      candidate = await resolveInside(dirs.out, requested);
+    }
+  } catch (err) {
+    if (err instanceof PathNotAllowedError) throw notAllowed(err);
+    throw err;
+  }
+  if (hasWildcard(path.basename(candidate))) {
+    const dir = path.dirname(candidate);
+    const re = wildcardToRegExp(path.basename(candidate));
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const match = names.sort().find((n) => re.test(n));
+    if (match === undefined) throw notFound(requested, 'matches no file');
+    candidate = path.join(dir, match);
+  }
+  const st = await stat(candidate).catch(() => undefined);
+  if (st === undefined || !st.isFile()) throw notFound(requested);
+  return candidate;
+}
+
+/** The requester as sender: its own file, absolute or relative to the rule's send directory. */
+export async function resolveLocalFile(dirs: RuleDirectories, file: string): Promise<string> {
+  const abs = path.isAbsolute(file) ? file : path.join(dirs.out, file);
+  const st = await stat(abs).catch(() => undefined);
+  if (st === undefined || !st.isFile()) throw notFound(file);
+  return abs;
+}
+
+/**
+ * Temporary name of a received file: `<id>_<random>_<basename>.r66` (`xx_` in front of a short
+ * id), the base name cut from the left so the whole fits the name length limit minus 55.
+ */
+export function temporaryName(specialId: bigint, originalName: string): string {
+  let id = `${specialId}`;
+  if (id.length < 3) id = `xx_${id}`;
+  const prefix = `${id}_${randomInt(0, 1_000_000_000)}_`;
+  let base = baseName(originalName).replace(/[\0/\\]/g, '_');
+  if (base === '' || base === '.' || base === '..') base = 'file';
+  const room = Math.max(1, MAX_FILENAME_LENGTH - 55 - prefix.length - 4);
+  if (base.length > room) base = base.slice(base.length - room);
+  return `${prefix}${base}.r66`;
+}
+
+/** Final name in the receive directory: the temporary name without `.r66` (tasks.md §1.3). */
+export function finalPath(dirs: RuleDirectories, tempFile: string): string {
+  return path.join(dirs.in, path.basename(tempFile).replace(/\.r66$/, ''));
+}
+
+/** Creates a directory for a file about to be written; a failure is the transfer's error. */
+export async function ensureDirectory(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new R66Error(`cannot create directory ${dir}: ${(err as Error).message}`, ErrorCode.Internal);
+  }
+}
+
+/** Moves the received file to its final place (copy + delete across file systems). */
+export async function moveToFinal(from: string, to: string): Promise<void> {
+  await ensureDirectory(path.dirname(to));
+  try {
+    await rename(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new R66Error(`cannot move ${from} to ${to}: ${(err as Error).message}`, ErrorCode.FinalOp);
+    await copyFile(from, to);
+    await unlink(from);
+  }
+}
+
+/** Removes a work file, ignoring a missing one. */
+export async function removeQuietly(file: string | null): Promise<void> {
+  if (file !== null) await unlink(file).catch(() => undefined);
+}

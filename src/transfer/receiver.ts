@@ -1,0 +1,242 @@
+/**
+ * The receiver's part after the Request (r66-protocol.md §9.3/§9.4): Data packets written at their
+ * block's position in the work file, rank and digest checks, change notifications (§9.5), then at
+ * EndTransfer(way 0) the size and global hash checks, the move to the receive directory, the
+ * post-tasks, EndTransfer(way 1), and the final EndRequest.
+ */
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { decompress } from 'zstd-napi';
+import { ErrorCode } from '../model/error-code.js';
+import { TaskStep } from '../model/transfer.js';
+import { R66Error } from '../net/errors.js';
+import { unexpected } from '../net/commands/unexpected.js';
+import {
+  createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
+} from '../protocol/index.js';
+import { RankCheckpoints } from './persistence.js';
+import { ensureDirectory, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
+import { progressOf } from './sender.js';
+import type { TransferSession } from './session.js';
+import type { TransferOutcome } from './types.js';
+
+/** Rewinds to a smaller rank tolerated per transfer (r66-protocol.md §9.4). */
+const MAX_REWINDS = 2;
+
+/**
+ * Creates (rank 0) or reopens (restart) the work file. On a restart the rank is lowered to what
+ * the file really holds (§9.8).
+ */
+export async function prepareWorkFile(s: TransferSession): Promise<void> {
+  const r = s.record;
+  let existing: number | undefined;
+  if (s.file !== null && s.file.endsWith('.r66')) existing = await stat(s.file).then((st) => st.size, () => undefined);
+  if (existing === undefined || r.rank === 0) {
+    if (s.file !== null && s.file.endsWith('.r66')) await removeQuietly(s.file);
+    await ensureDirectory(s.dirs.work);
+    s.file = path.join(s.dirs.work, temporaryName(r.specialId, r.originalName || r.filename));
+    const fh = await open(s.file, 'wx').catch((err: NodeJS.ErrnoException) => {
+      throw new R66Error(`cannot create the work file ${s.file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
+    });
+    await fh.close();
+    r.rank = 0;
+  } else {
+    const held = Math.floor(existing / r.blockSize);
+    if (held < r.rank) r.rank = Math.max(0, held - s.core.limits.gapRestart) || (held > 0 ? 1 : 0);
+  }
+  r.filename = s.file ?? r.filename;
+}
+
+/** The digest the receiver checks the global hash with (r66-protocol.md §10.3), or null. */
+function globalDigestFor(s: TransferSession): DigestAlgorithm | null {
+  const own = s.core.identity;
+  if (!own.globalDigest) return null;
+  const partner = s.partner.capabilities;
+  if (partner.finalHash && partner.digest !== own.digest) return partner.digest;
+  if (s.core.limits.localDigest && s.record.rank === 0) return own.digest;
+  return null;
+}
+
+export async function runReceiver(s: TransferSession): Promise<TransferOutcome> {
+  try {
+    if (s.record.globalLastStep < TaskStep.POSTTASK) {
+      await s.row.transferStart();
+      s.core.emitStart(s.record);
+      await receiveData(s);
+    } else {
+      // Restart after the data phase: the sender sends EndTransfer at once (§9.4).
+      const p = await s.next(undefined, 'EndTransfer');
+      if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
+      await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
+    }
+    const end = await s.next(undefined, 'EndRequest');
+    if (end.kind !== 'endRequest' || end.way !== 0) throw unexpected(end, 'EndRequest');
+    const outcome = await s.complete();
+    await s.channel.send({ kind: 'endRequest', code: end.code, way: 1, info: '' }).catch(() => undefined);
+    return outcome;
+  } catch (err) {
+    return s.fail(err);
+  }
+}
+
+async function receiveData(s: TransferSession): Promise<void> {
+  if (s.file === null) throw new R66Error('no work file', ErrorCode.Internal);
+  const fh = await open(s.file, 'r+');
+  let closed = false;
+  try {
+    const r = s.record;
+    const blockSize = r.blockSize;
+    let expected = r.rank;
+    let rewinds = 0;
+    let highest = 0;
+    const blockAlgo = s.md5 ? s.partner.capabilities.digest : null;
+    const blockDigest: R66Digest | null = blockAlgo ? createR66Digest(blockAlgo) : null;
+    const globalAlgo = globalDigestFor(s);
+    const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
+    const checkpoints = new RankCheckpoints(async () => {
+      // A saved rank never points past data that is not on disk.
+      await fh.datasync();
+      await s.row.saveRank();
+    }, s.core.rankSaveBlocks);
+    for (;;) {
+      const p = await s.next(undefined, 'Data');
+      if (p.kind === 'data') {
+        if (p.rank !== expected) {
+          if (p.rank < expected && rewinds < MAX_REWINDS) {
+            rewinds++;
+            expected = p.rank;
+          } else {
+            throw new R66Error(`Bad Rank in transmission: ${p.rank} instead of ${expected}`, ErrorCode.TransferError);
+          }
+        }
+        if (s.size > 0 && blockSize * (expected - 1) > s.size) {
+          throw new R66Error(`Too much data transferred: rank ${expected} for a size of ${s.size}`, ErrorCode.TransferError);
+        }
+        const data = s.compression ? decompressBlock(p.data) : p.data;
+        if (blockDigest) {
+          blockDigest.update(data);
+          const d = blockDigest.digest();
+          if (p.digest.length === 0 || !d.equals(p.digest)) {
+            throw new R66Error(`Transfer in error due to bad Hash on data packet (${blockAlgo!.wireName})`, ErrorCode.MD5Error);
+          }
+        }
+        globalDigest?.update(data);
+        const position = expected * blockSize;
+        await writeAll(fh, data, position);
+        highest = Math.max(highest, position + data.length);
+        expected++;
+        s.bytes += data.length;
+        r.rank = expected;
+        if (s.shaper) await pauseReading(s, p.data.length);
+        if (await checkpoints.tick()) s.core.emitProgress(progressOf(s));
+        continue;
+      }
+      if (p.kind === 'endTransfer' && p.way === 0) {
+        await fh.sync();
+        if (highest > 0 && (await fh.stat()).size > highest) await fh.truncate(highest);
+        await fh.close();
+        closed = true;
+        await s.row.saveRank();
+        await endOfData(s, p.hash, globalDigest, globalAlgo);
+        await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
+        return;
+      }
+      if ((p.kind === 'valid' && p.subType === PacketType.REQUEST) || (p.kind === 'jsonCommand' && p.subType === PacketType.REQUEST)) {
+        await applyChange(s, p);
+        continue;
+      }
+      throw unexpected(p, 'Data');
+    }
+  } finally {
+    if (!closed) await fh.close().catch(() => undefined);
+  }
+}
+
+/** Checks at EndTransfer (§9.4 steps 2-4), then moves the file and runs the post-tasks. */
+async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null): Promise<void> {
+  const r = s.record;
+  const file = s.file as string;
+  const length = (await stat(file)).size;
+  if (s.size > 0 && (length !== s.size || length === 0)) {
+    r.rank = 0;
+    throw new R66Error(`Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`, ErrorCode.TransferError);
+  }
+  if (hash.length > 0 && globalDigest && algo) {
+    const mine = digestHex(globalDigest.digest());
+    if (!sameHexDigest(mine, hash)) {
+      r.rank = 0;
+      throw new R66Error(`Global Hash in error, transfer in error and rank should be reset to 0 (using ${algo.wireName})`, ErrorCode.MD5Error);
+    }
+  }
+  const target = finalPath(s.dirs, file);
+  try {
+    await moveToFinal(file, target);
+  } catch (err) {
+    throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
+  }
+  s.file = target;
+  await s.row.set({ filename: target, isMoved: true });
+  try {
+    await s.postTasks();
+  } catch (err) {
+    const e = err as R66Error;
+    throw new R66Error(`Error while finalizing transfer: ${e.message}`, e.code ?? ErrorCode.FinalOp);
+  }
+}
+
+/** A change notification from the sender (§9.5): new name, size and information. */
+async function applyChange(s: TransferSession, p: Packet): Promise<void> {
+  let filename: string;
+  let size: bigint;
+  let info: string | null;
+  if (p.kind === 'valid') {
+    const c = decodeValidCommand(p);
+    if (c.cmd !== 'change') return;
+    ({ filename, size, fileInformation: info } = c);
+  } else if (p.kind === 'jsonCommand' && p.command?.jsonClass === 'RequestJsonPacket') {
+    filename = p.command.filename ?? '';
+    size = p.command.filesize;
+    info = p.command.fileInfo;
+  } else {
+    return;
+  }
+  const r = s.record;
+  if (size > 0n) s.size = Number(size);
+  if (info !== null && info !== r.fileInfo) r.fileInfo = info;
+  if (filename.length > 0 && r.rank === 0 && filename !== r.originalName) {
+    r.originalName = filename;
+    await removeQuietly(s.file);
+    s.file = null;
+    await prepareWorkFile(s);
+  }
+  await s.row.saveAll();
+}
+
+function decompressBlock(data: Buffer): Buffer {
+  try {
+    return decompress(data);
+  } catch (err) {
+    throw new R66Error(`Data block does not decompress: ${(err as Error).message}`, ErrorCode.TransferError);
+  }
+}
+
+async function writeAll(fh: FileHandle, data: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * Read shaping (bandwidth.md §6.1): when the received bytes run ahead of the limit, the socket stops
+ * reading for the wait so TCP slows the sender down.
+ */
+async function pauseReading(s: TransferSession, bytes: number): Promise<void> {
+  const wait = s.shaper?.waitFor(bytes) ?? 0;
+  if (wait <= 0) return;
+  const socket = s.channel.connection.socket;
+  socket.pause();
+  await new Promise((resolve) => setTimeout(resolve, wait));
+  socket.resume();
+}

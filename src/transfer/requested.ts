@@ -1,0 +1,145 @@
+/**
+ * The requested host's side (r66-protocol.md §9.2 "B's processing"): checks the rule, the
+ * partner and the mode, finds or creates its own RUNNER row for (id, requester, requested), runs
+ * its pre-tasks and prepares the file, answers Request(way 1), and runs the data phase of its role.
+ */
+import { stat } from 'node:fs/promises';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { isSendMode, ruleAllowsHost } from '../model/rule.js';
+import { ILLEGAL_SPECIAL_ID, TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { R66Error } from '../net/errors.js';
+import type { RequestContext } from '../net/handlers.js';
+import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
+import { runningKey, type EngineCore } from './core.js';
+import { RunnerRow } from './persistence.js';
+import { resolveSendFile, ruleDirectories } from './placement.js';
+import { prepareWorkFile, runReceiver } from './receiver.js';
+import { compressionAgreed, restartRankOfReceiver } from './requester.js';
+import { runSender } from './sender.js';
+import { combineLimits } from './shaper.js';
+import { TransferSession } from './session.js';
+import { updateInfoMap } from '../tasks/index.js';
+
+function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
+  return { ...p, way: 1, code };
+}
+
+/** The handler of a Request opening a channel. */
+export async function handleRequest(core: EngineCore, ctx: RequestContext, p: RequestPacket): Promise<void> {
+  const { channel, partner } = ctx;
+  if (p.way !== 0) throw new R66Error('a Request answer cannot open a conversation', ErrorCode.IncorrectCommand);
+  const rule = await core.findRule(p.rule);
+  if (rule === undefined) {
+    await channel.send(answerWith(p, ErrorCode.QueryRemotelyUnknown));
+    return;
+  }
+  if (!ruleAllowsHost(rule, partner.hostId)) throw new R66Error(`Rule ${rule.idRule} is not allowed for ${partner.hostId}`, ErrorCode.BadAuthent);
+  if (p.mode < 1 || p.mode > 8 || isSendMode(rule.mode) !== isSendMode(p.mode)) {
+    throw new R66Error(`Rule ${rule.idRule} mode ${rule.mode} is not compatible with the requested mode ${p.mode}`, ErrorCode.BadAuthent);
+  }
+  const blockSize = negotiateBlockSize(p.blockSize, core.limits.blockSize, core.limits.blockSize);
+  let specialId = p.specialId;
+  if (specialId === ILLEGAL_SPECIAL_ID) {
+    ctx.logger.warn('Request without a transfer id: a new one is assigned');
+    specialId = await core.nextTransferId();
+  }
+  const key = { specialId, requester: partner.hostId, requested: ctx.ownHostId, ownerReq: core.ownerId };
+  if (core.running.has(runningKey(key))) {
+    await channel.send(answerWith(p, ErrorCode.QueryStillRunning));
+    return;
+  }
+  const isSender = !isSendMode(p.mode);
+  const existing = await core.runner.get(key);
+  if (existing && (existing.updatedInfo === UpdatedInfo.DONE || existing.globalStep === TaskStep.ALLDONETASK)) {
+    await channel.send(answerWith(p, ErrorCode.QueryAlreadyFinished));
+    return;
+  }
+  let record: TransferRecord;
+  if (existing) {
+    record = existing;
+    let rank = record.rank;
+    if (!isSender && record.globalLastStep === TaskStep.TRANSFERTASK) rank = restartRankOfReceiver(rank, core.limits.gapRestart);
+    if (record.globalLastStep < TaskStep.TRANSFERTASK) rank = 0;
+    record.rank = Math.min(rank, p.rank);
+    record.blockSize = blockSize;
+    record.fileInfo = p.fileInformation;
+    record.updatedInfo = UpdatedInfo.RUNNING;
+    record.stop = new Date();
+    await core.runner.update(record);
+  } else {
+    const now = new Date();
+    record = {
+      ...key,
+      globalStep: TaskStep.NOTASK,
+      globalLastStep: TaskStep.NOTASK,
+      step: -1,
+      rank: 0,
+      blockSize,
+      mode: p.mode,
+      updatedInfo: UpdatedInfo.RUNNING,
+      stepStatus: ErrorCode.Unknown,
+      infoStatus: ErrorCode.Unknown,
+      retrieveMode: isSender,
+      isMoved: false,
+      start: now,
+      stop: now,
+      idRule: rule.idRule,
+      filename: p.filename,
+      originalName: p.filename,
+      fileInfo: p.fileInformation,
+      transferInfo: updateInfoMap('', { ORIGINALSIZE: p.length }),
+    };
+    await core.runner.insert(record);
+  }
+  const row = new RunnerRow(core.runner, record);
+  const dirs = ruleDirectories(rule, core.directories);
+  const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: false, isSender });
+  const rk = runningKey(record);
+  core.running.set(rk, { record, abort: (e) => session.abort(e) });
+  core.emitStart(record);
+  try {
+    const outcome = await (async () => {
+      try {
+        if (isSender) {
+          if (record.globalLastStep < TaskStep.POSTTASK) {
+            session.file = await resolveSendFile(dirs, p.filename);
+            record.filename = session.file;
+          } else {
+            session.file = record.filename;
+          }
+          await session.preTasks();
+          if (session.file !== null && record.globalLastStep < TaskStep.POSTTASK) session.size = (await stat(session.file)).size;
+        } else {
+          session.size = Number(p.length);
+          if (session.size > 0) record.transferInfo = updateInfoMap(record.transferInfo, { ORIGINALSIZE: p.length });
+          await session.preTasks();
+          if (record.globalLastStep < TaskStep.POSTTASK) {
+            session.file = record.rank > 0 ? record.filename : null;
+            await prepareWorkFile(session);
+          }
+        }
+        session.limit = combineLimits(core.shaper.ownLimit(isSender), Number(p.limit));
+        session.shaper = core.shaper.session(isSender, session.limit);
+        session.compression = compressionAgreed(core, partner.capabilities.compression, record.fileInfo);
+        await row.saveAll();
+        await channel.send({
+          ...p,
+          way: 1,
+          filename: isSender ? session.wireName() : p.filename,
+          blockSize,
+          rank: record.rank,
+          specialId,
+          length: isSender ? BigInt(session.size) : p.length,
+          limit: BigInt(session.limit),
+          code: ErrorCode.InitOk,
+        });
+        return isSender ? await runSender(session) : await runReceiver(session);
+      } catch (err) {
+        return session.fail(err);
+      }
+    })();
+    core.emitEnd(outcome);
+  } finally {
+    core.running.delete(rk);
+  }
+}

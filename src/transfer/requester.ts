@@ -1,0 +1,176 @@
+/**
+ * The requester's side of a transfer (r66-protocol.md §9.2 "A's processing"): opens an
+ * authenticated channel, sends Request(way 0) with the record's id and rank, adopts what the answer
+ * says (block size, rank, limit, name and size when receiving), runs its pre-tasks, sends a change
+ * notification when it is the sender and the name or size changed (§9.5), then runs the data
+ * phase of its role.
+ */
+import { stat } from 'node:fs/promises';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { isSendMode } from '../model/rule.js';
+import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { R66Error, RemoteError } from '../net/errors.js';
+import { unexpected } from '../net/commands/unexpected.js';
+import {
+  allowsFileInfoInChange, encodeValidCommand, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
+} from '../protocol/index.js';
+import { runningKey, type EngineCore } from './core.js';
+import { RunnerRow } from './persistence.js';
+import { resolveLocalFile, ruleDirectories } from './placement.js';
+import { prepareWorkFile, runReceiver } from './receiver.js';
+import { runSender } from './sender.js';
+import { combineLimits } from './shaper.js';
+import { TransferSession, toR66Error } from './session.js';
+import type { TransferOutcome } from './types.js';
+
+/** Block compression is on when both allow it and the information asks for it (§11). */
+export function compressionAgreed(core: EngineCore, partnerCompression: boolean, fileInfo: string): boolean {
+  return core.identity.compression && partnerCompression && fileInfo.includes('#COMPRESS#');
+}
+
+/** The rank a receiver restarts from after an interruption in the data phase (§9.8). */
+export function restartRankOfReceiver(rank: number, gap: number): number {
+  if (rank <= 0) return 0;
+  const lowered = rank - gap;
+  return lowered <= 0 ? 1 : lowered;
+}
+
+/** Ends a record that never reached the partner (no session, no error tasks on the partner). */
+async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCodeInfo, message: string, retry: boolean): Promise<TransferOutcome> {
+  await row.set({ infoStatus: code, stepStatus: code, updatedInfo: retry ? UpdatedInfo.TOSUBMIT : UpdatedInfo.INERROR, ...(retry ? {} : { globalStep: TaskStep.ERRORTASK }) });
+  const outcome: TransferOutcome = { record: { ...row.record }, code, message, file: null };
+  core.emitEnd(outcome);
+  return outcome;
+}
+
+/**
+ * Runs one attempt of the transfer `record` (a RUNNER row of this host as requester). Never
+ * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
+ * caller whether the failure may be retried (connection impossible, partner overloaded).
+ */
+export async function runRequester(core: EngineCore, record: TransferRecord): Promise<TransferOutcome & { retryable: boolean }> {
+  const row = new RunnerRow(core.runner, record);
+  const key = runningKey(record);
+  if (core.running.has(key)) {
+    return { record: { ...record }, code: ErrorCode.QueryStillRunning, message: `transfer ${record.specialId} is already running`, file: null, retryable: false };
+  }
+  const rule = await core.findRule(record.idRule);
+  if (rule === undefined) return { ...(await failBeforeSession(core, row, ErrorCode.IncorrectCommand, `Rule not found: ${record.idRule}`, false)), retryable: false };
+  const isSender = isSendMode(record.mode);
+  const dirs = ruleDirectories(rule, core.directories);
+  let localFile: string | null = null;
+  let size = -1;
+  if (isSender && record.globalLastStep < TaskStep.POSTTASK) {
+    try {
+      localFile = await resolveLocalFile(dirs, record.filename || record.originalName);
+      size = (await stat(localFile)).size;
+    } catch (err) {
+      const e = toR66Error(err);
+      return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
+    }
+  }
+  await row.set({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
+  let opened;
+  try {
+    opened = await core.pool.openChannel(record.requested);
+  } catch (err) {
+    const e = toR66Error(err);
+    const retryable = e.code === ErrorCode.ConnectionImpossible || e.code === ErrorCode.Disconnection;
+    return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable };
+  }
+  const { channel, partner } = opened;
+  const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: true, isSender });
+  session.file = localFile ?? (record.isMoved || record.globalLastStep >= TaskStep.TRANSFERTASK ? record.filename : null);
+  session.size = size;
+  core.running.set(key, { record, abort: (e) => session.abort(e) });
+  core.emitStart(record);
+  try {
+    const outcome = await converse(core, session);
+    core.emitEnd(outcome);
+    return { ...outcome, retryable: outcome.code === ErrorCode.ServerOverloaded };
+  } finally {
+    core.running.delete(key);
+    channel.close();
+  }
+}
+
+async function converse(core: EngineCore, s: TransferSession): Promise<TransferOutcome> {
+  const r = s.record;
+  try {
+    let rank = r.rank;
+    if (!s.isSender && r.globalLastStep === TaskStep.TRANSFERTASK) rank = restartRankOfReceiver(rank, core.limits.gapRestart);
+    if (r.globalLastStep < TaskStep.TRANSFERTASK) rank = 0;
+    r.rank = rank;
+    const ownLimit = core.shaper.ownLimit(s.isSender);
+    const request: RequestPacket = {
+      kind: 'request',
+      encoding: requestEncodingFor(s.partner.capabilities),
+      separator: s.partner.capabilities.separator,
+      rule: r.idRule,
+      mode: r.mode,
+      way: 0,
+      filename: s.isSender ? (s.file ?? r.originalName) : r.originalName,
+      blockSize: r.blockSize,
+      rank,
+      specialId: r.specialId,
+      code: ErrorCode.InitOk,
+      // An empty file is announced as -1 like the original does.
+      length: s.isSender && s.size > 0 ? BigInt(s.size) : -1n,
+      limit: BigInt(ownLimit),
+      fileInformation: r.fileInfo,
+    };
+    await s.row.set({ rank });
+    await s.channel.send(request);
+    const answer = await s.next(undefined, 'the Request answer');
+    if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);
+    if (answer.kind !== 'request' || answer.way !== 1) throw unexpected(answer, 'the Request answer');
+    if (answer.code !== ErrorCode.InitOk) {
+      if (answer.code === ErrorCode.QueryStillRunning) return s.outcome(answer.code, `transfer ${r.specialId} is still running on ${s.partner.hostId}`);
+      throw new RemoteError(`Request refused by ${s.partner.hostId}: ${answer.code.meaning}`, answer.code);
+    }
+    r.blockSize = negotiateBlockSize(answer.blockSize, core.limits.blockSize);
+    r.rank = Math.min(r.rank, answer.rank);
+    s.limit = combineLimits(ownLimit, Number(answer.limit));
+    s.shaper = core.shaper.session(s.isSender, s.limit);
+    s.compression = compressionAgreed(core, s.partner.capabilities.compression, r.fileInfo);
+    if (!s.isSender) {
+      if (answer.filename.length > 0) r.originalName = answer.filename;
+      s.size = Number(answer.length);
+    }
+    await s.row.saveAll();
+    const fileBefore = s.file;
+    await s.preTasks();
+    if (s.isSender) {
+      if (s.record.globalLastStep < TaskStep.POSTTASK) {
+        if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
+        const realSize = (await stat(s.file)).size;
+        if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {
+          s.size = realSize;
+          await sendChange(s, s.file !== fileBefore ? 'Change Filename by Pre Task on sender' : 'Change Size on sender');
+        }
+      }
+      return await runSender(s);
+    }
+    if (r.globalLastStep < TaskStep.POSTTASK) {
+      s.file = r.rank > 0 ? r.filename : null;
+      await prepareWorkFile(s);
+      await s.row.saveAll();
+    }
+    return await runReceiver(s);
+  } catch (err) {
+    return s.fail(err);
+  }
+}
+
+/** The change notification (§9.5), JSON or legacy by the partner's version. */
+async function sendChange(s: TransferSession, reason: string): Promise<void> {
+  const caps = s.partner.capabilities;
+  const name = s.wireName();
+  if (caps.usesJson) {
+    const command = newJsonCommand('RequestJsonPacket', { comment: reason, filename: name, filesize: BigInt(s.size), fileInfo: s.record.fileInfo });
+    await s.channel.send({ kind: 'jsonCommand', command, result: '', subType: PacketType.REQUEST });
+    return;
+  }
+  const info = allowsFileInfoInChange(caps) ? s.record.fileInfo : null;
+  await s.channel.send(encodeValidCommand({ cmd: 'change', reason, filename: name, size: BigInt(s.size), fileInformation: info }));
+}

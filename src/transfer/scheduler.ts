@@ -1,0 +1,116 @@
+/**
+ * The scheduler of submitted transfers (database.md §6, §9.1): a server component that, at start,
+ * puts this owner's RUNNING/INTERRUPTED rows back to TOSUBMIT and cleans finished ones, then every
+ * `delaycommand` ms starts the due TOSUBMIT rows (at most `runlimit` running), marks rows where
+ * this host is only the requested side INTERRUPTED, and retries connection failures after
+ * `delayretry` (3 retries, then the row ends in error).
+ */
+import type { Logger } from 'pino';
+import { ErrorCode } from '../model/error-code.js';
+import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import type { RunnerRepository } from '../store/index.js';
+import type { TransferEngine } from './engine.js';
+
+/** Connection retries of a scheduled transfer (the original's RETRYNB). */
+const SCHEDULED_RETRIES = 3;
+
+export interface TransferSchedulerOptions {
+  engine: TransferEngine;
+  runner: RunnerRepository;
+  /** This host's ids: rows whose requester is one of them are started here. */
+  ownIds: string[];
+  ownerId: string;
+  /** `limit/delaycommand` (default 5000 in the original's configuration; tests use less). */
+  periodMs: number;
+  /** `limit/runlimit`: most transfers started by this scheduler running at once. */
+  runLimit: number;
+  /** `limit/delayretry`. */
+  retryDelayMs: number;
+  logger: Logger;
+}
+
+export class TransferScheduler {
+  readonly name = 'transfer-scheduler';
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly attempts = new Map<string, number>();
+  private ticking = false;
+  private stopped = false;
+
+  constructor(private readonly opts: TransferSchedulerOptions) {}
+
+  async start(): Promise<void> {
+    const { runner, ownerId } = this.opts;
+    const reset = await runner.resetInterrupted(ownerId);
+    const cleaned = await runner.markFinishedAsDone(ownerId);
+    if (reset > 0 || cleaned > 0) this.opts.logger.info({ reset, cleaned }, 'transfers reset for resubmission at start');
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  describe(): string[] {
+    return [`transfer scheduler every ${this.opts.periodMs} ms (runlimit ${this.opts.runLimit})`];
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    // Running transfers end with Shutdown; their rows are resumed at the next start.
+    await this.opts.engine.close();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** Runs one scan now (tests, and a hint after a submission). */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      const free = this.opts.runLimit - this.inFlight.size;
+      if (free <= 0) return;
+      const due = await this.opts.runner.listDue(this.opts.ownerId, new Date(), free);
+      for (const record of due) this.launch(record);
+    } catch (err) {
+      this.opts.logger.error({ err: (err as Error).message }, 'scheduler scan failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => this.schedule(this.opts.periodMs));
+    }, delay);
+    this.timer.unref();
+  }
+
+  private launch(record: TransferRecord): void {
+    const key = `${record.requested} ${record.requester} ${record.specialId}`;
+    if (this.inFlight.has(key)) return;
+    const { runner } = this.opts;
+    const keyCols = { specialId: record.specialId, requester: record.requester, requested: record.requested, ownerReq: record.ownerReq };
+    if (!this.opts.ownIds.includes(record.requester)) {
+      // Only the requester starts a transfer (database.md §9.1).
+      this.inFlight.set(key, runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INTERRUPTED }).then(() => undefined).finally(() => this.inFlight.delete(key)));
+      return;
+    }
+    const run = (async () => {
+      await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
+      const outcome = await this.opts.engine.runOnce(record);
+      if (outcome.retryable && !this.stopped) {
+        const n = (this.attempts.get(key) ?? 0) + 1;
+        if (n <= SCHEDULED_RETRIES) {
+          this.attempts.set(key, n);
+          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs) });
+          return;
+        }
+        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR });
+      }
+      this.attempts.delete(key);
+    })()
+      .catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer failed'))
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, run);
+  }
+}

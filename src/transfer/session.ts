@@ -1,0 +1,263 @@
+/**
+ * One transfer on one local channel, once the Request is agreed (r66-protocol.md §9.3, §9.4): the
+ * same code serves the four roles, split by "am I the sender of the file". It runs the task lists
+ * through src/tasks, the data phase (data-sender.ts / data-receiver.ts), the end handshake
+ * (EndTransfer then EndRequest, always started by the sender) and the error path (§9.7).
+ */
+import path from 'node:path';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { isMd5Mode, type Rule } from '../model/rule.js';
+import { TaskStep, type TransferRecord } from '../model/transfer.js';
+import type { LocalChannel } from '../net/channel.js';
+import { R66Error, RemoteError } from '../net/errors.js';
+import type { AuthenticatedPartner } from '../net/partner.js';
+import { CANCELED_TRANSFER_MESSAGE, errorPacket, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
+import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type TaskListStep } from '../tasks/index.js';
+import type { EngineCore } from './core.js';
+import { RunnerRow } from './persistence.js';
+import { removeQuietly, type RuleDirectories } from './placement.js';
+import type { SessionShaper } from './shaper.js';
+import type { TransferOutcome } from './types.js';
+
+/** A stop or cancel asked on this host: the error is sent to the partner (§9.9). */
+export class LocalControlError extends R66Error {}
+
+export interface SessionInit {
+  core: EngineCore;
+  row: RunnerRow;
+  rule: Rule;
+  dirs: RuleDirectories;
+  channel: LocalChannel;
+  partner: AuthenticatedPartner;
+  isRequester: boolean;
+  isSender: boolean;
+}
+
+export class TransferSession {
+  readonly core: EngineCore;
+  readonly row: RunnerRow;
+  readonly rule: Rule;
+  readonly dirs: RuleDirectories;
+  readonly channel: LocalChannel;
+  readonly partner: AuthenticatedPartner;
+  readonly isRequester: boolean;
+  readonly isSender: boolean;
+  /** Absolute local file: the sender's source, the receiver's work file then final file. */
+  file: string | null = null;
+  /** Expected size (receiver) or real size (sender); -1 unknown. */
+  size = -1;
+  /** Block compression agreed for this transfer (r66-protocol.md §11). */
+  compression = false;
+  /** Negotiated limit (bytes/s, 0 = none). */
+  limit = 0;
+  shaper: SessionShaper | null = null;
+  /** Set by abort(): a local stop/cancel/shutdown. */
+  abortError: Error | null = null;
+  private abortWaiters: Array<(e: Error) => void> = [];
+  /** Bytes moved in this session. */
+  bytes = 0;
+  private errorTasksDone = false;
+
+  constructor(init: SessionInit) {
+    this.core = init.core;
+    this.row = init.row;
+    this.rule = init.rule;
+    this.dirs = init.dirs;
+    this.channel = init.channel;
+    this.partner = init.partner;
+    this.isRequester = init.isRequester;
+    this.isSender = init.isSender;
+  }
+
+  get record(): TransferRecord {
+    return this.row.record;
+  }
+
+  get md5(): boolean {
+    return isMd5Mode(this.record.mode);
+  }
+
+  get logger(): EngineCore['logger'] {
+    return this.core.logger;
+  }
+
+  /** Ends the session locally: the next wait or block sees `err`. */
+  abort(err: Error): void {
+    if (this.abortError) return;
+    this.abortError = err;
+    for (const w of this.abortWaiters.splice(0)) w(err);
+  }
+
+  /** A receive started earlier (the sender's watch during the data phase), consumed by next(). */
+  pendingPacket: Promise<Packet> | null = null;
+
+  /** The next packet of the channel, or the local abort, whichever comes first. */
+  next(timeoutMs?: number, what?: string): Promise<Packet> {
+    if (this.abortError) return Promise.reject(this.abortError);
+    const source = this.pendingPacket ?? this.channel.receive(timeoutMs, what);
+    this.pendingPacket = null;
+    return new Promise<Packet>((resolve, reject) => {
+      const onAbort = (e: Error): void => reject(e);
+      this.abortWaiters.push(onAbort);
+      source.then(
+        (p) => {
+          this.abortWaiters = this.abortWaiters.filter((w) => w !== onAbort);
+          resolve(p);
+        },
+        (e: unknown) => {
+          this.abortWaiters = this.abortWaiters.filter((w) => w !== onAbort);
+          reject(e as Error);
+        },
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- tasks
+
+  taskContext(step: TaskListStep, error: { code: ErrorCodeInfo; message: string } | null): TaskContext {
+    const conn = this.channel.connection;
+    const sock = conn.socket;
+    return {
+      transfer: this.record,
+      session: {
+        localHostId: this.isRequester ? this.record.requester : this.record.requested,
+        remoteHostId: this.partner.hostId,
+        localAddress: sock.localAddress ? `/${sock.localAddress}:${sock.localPort}` : null,
+        remoteAddress: sock.remoteAddress ? `/${sock.remoteAddress}:${sock.remotePort}` : null,
+        isSender: this.isSender,
+        isRequester: this.isRequester,
+        partnerIsSystem: this.partner.host.adminRole,
+      },
+      dirs: { home: this.dirs.home, in: this.dirs.in, out: this.dirs.out, work: this.dirs.work, arch: this.dirs.arch },
+      currentFile: this.file,
+      error: step === 'error' ? error : null,
+      rescheduled: false,
+      logger: taskLogger(this.logger),
+      engine: { ...this.core.hooksFor(this.record), keepAlive: () => undefined },
+      options: { defaultTimeoutMs: this.core.limits.timeoutCon },
+    };
+  }
+
+  /** Runs this side's list for `step`, persisting the record the tasks changed. */
+  async runTasks(step: TaskListStep, error: { code: ErrorCodeInfo; message: string } | null = null, startIndex = 0): Promise<TaskListOutcome & { ctx: TaskContext }> {
+    const list = tasksFor(this.rule, this.isSender ? 'sender' : 'receiver', step);
+    const ctx = this.taskContext(step, error);
+    if (list.length === 0) return { status: 'success', warning: false, ctx };
+    const outcome = await runTaskList(list, ctx, {
+      registry: this.core.tasks,
+      startIndex,
+      onTaskStart: async (index) => {
+        if (step !== 'error') await this.row.set({ step: index });
+      },
+    });
+    this.file = ctx.currentFile;
+    await this.row.saveAll();
+    return { ...outcome, ctx };
+  }
+
+  /** Pre-tasks (only when the restart point is at or before them, tasks.md §3 step 3). */
+  async preTasks(): Promise<void> {
+    if (this.record.globalLastStep > TaskStep.PRETASK) return;
+    await this.row.preTasksStart(0);
+    const out = await this.runTasks('pre');
+    if (out.status === 'failure') throw new R66Error(`PreTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
+    await this.row.preTasksDone();
+  }
+
+  async postTasks(): Promise<void> {
+    await this.row.postTasksStart(0);
+    const out = await this.runTasks('post');
+    if (out.status === 'failure') throw new R66Error(`PostTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
+    await this.row.postTasksDone();
+  }
+
+  // ---------------------------------------------------------------- end and errors
+
+  async complete(): Promise<TransferOutcome> {
+    await this.row.allDone();
+    return this.outcome(ErrorCode.CompleteOk, '');
+  }
+
+  outcome(code: ErrorCodeInfo, message: string): TransferOutcome {
+    return { record: { ...this.record }, code, message, file: this.file };
+  }
+
+  /**
+   * The error path (§9.7): tell the partner unless the error came from it, apply what stop and
+   * cancel mean to the rank and the work file, run the error tasks once, persist the error.
+   */
+  async fail(err: unknown): Promise<TransferOutcome> {
+    const r66 = toR66Error(err);
+    const code = r66.code;
+    const remote = r66 instanceof RemoteError;
+    if (!remote) {
+      const message = code === ErrorCode.StoppedTransfer ? stoppedTransferMessage(this.record.rank) : code === ErrorCode.CanceledTransfer ? CANCELED_TRANSFER_MESSAGE : r66.message;
+      await this.channel.send(errorPacket(message, code)).catch(() => undefined);
+    } else if (code === ErrorCode.StoppedTransfer || code === ErrorCode.CanceledTransfer) {
+      // The original echoes a stop/cancel back to its sender.
+      await this.channel.send(errorPacket(r66.message, code)).catch(() => undefined);
+    }
+    if (code === ErrorCode.StoppedTransfer && remote) {
+      const rank = parseStoppedRank(r66.message);
+      if (rank !== null && rank >= 0 && rank < this.record.rank) this.record.rank = rank;
+    }
+    if (code === ErrorCode.CanceledTransfer) {
+      this.record.rank = 0;
+      if (!this.isSender && !this.record.isMoved) await removeQuietly(this.file);
+    }
+    if (code === ErrorCode.QueryAlreadyFinished && this.isSender) {
+      // The partner already has it all: done here too (§9.7).
+      return this.complete();
+    }
+    this.logger.info({ id: String(this.record.specialId), code: code.char, err: r66.message }, 'transfer in error');
+    let rescheduled = false;
+    if (!this.errorTasksDone && this.record.globalStep !== TaskStep.ERRORTASK) {
+      this.errorTasksDone = true;
+      try {
+        await this.row.set({ globalStep: TaskStep.ERRORTASK, step: 0, infoStatus: code });
+        const out = await this.runTasks('error', { code, message: r66.message });
+        rescheduled = out.ctx.rescheduled || out.status === 'rescheduled';
+      } catch (taskErr) {
+        this.logger.warn({ err: (taskErr as Error).message }, 'error tasks failed');
+      }
+    }
+    try {
+      await this.row.inError(code, rescheduled);
+    } catch (dbErr) {
+      this.logger.error({ err: (dbErr as Error).message }, 'cannot record the transfer error');
+    }
+    return this.outcome(code, r66.message);
+  }
+
+  /** The local file name as this host shows it on the wire (virtual under the home when possible). */
+  wireName(): string {
+    return this.file === null ? this.record.filename : virtualOrAbsolute(this.dirs.home, this.file);
+  }
+}
+
+function virtualOrAbsolute(home: string, abs: string): string {
+  const rel = path.relative(home, abs);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? abs : '/' + rel.split(path.sep).join('/');
+}
+
+/** Any failure as an R66Error (unknown errors are Internal, message kept without stack). */
+export function toR66Error(err: unknown): R66Error {
+  if (err instanceof R66Error) return err;
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e === 'object' && typeof e.code === 'string') {
+    if (e.code === 'ENOENT') return new R66Error(`File not found: ${e.message}`, ErrorCode.FileNotFound);
+    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${e.message}`, ErrorCode.FileNotAllowed);
+    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${e.message}`, ErrorCode.Internal);
+  }
+  return new R66Error(err instanceof Error ? err.message : String(err), ErrorCode.Internal);
+}
+
+function taskLogger(log: EngineCore['logger']): TaskContext['logger'] {
+  return {
+    trace: (m) => log.trace(m),
+    debug: (m) => log.debug(m),
+    info: (m) => log.info(m),
+    warn: (m) => log.warn(m),
+    error: (m) => log.error(m),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Public types of the transfer engine (design.md §2 `src/transfer`): what callers (client CLI,
+ * REST, FileWatcher, the scheduler) give and get back. No behaviour here.
+ */
+import type { Logger } from 'pino';
+import type { DirectoryConfig, LimitConfig } from '../config/index.js';
+import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { TransferRecord } from '../model/transfer.js';
+import type { ConnectionPool } from '../net/pool.js';
+import type { RequestHandlers } from '../net/handlers.js';
+import type { LocalIdentity } from '../net/partner.js';
+import type { Repositories } from '../store/index.js';
+import type { EngineHooks, TaskRegistry } from '../tasks/index.js';
+
+/** Where the engine finds rules: the database (`store.rules`) or rule files loaded in memory. */
+export interface RuleSource {
+  get(idRule: string): Promise<import('../model/rule.js').Rule | undefined>;
+}
+
+/** What the engine is built from. */
+export interface TransferEngineOptions {
+  /** This host: host ids, digest, global digest, compression (what Authent announced). */
+  identity: LocalIdentity;
+  /** server.xml `directories` (absolute paths and virtual defaults). */
+  directories: DirectoryConfig;
+  /**
+   * server.xml `limit` values the engine uses: blockSize, gapRestart, digest, globalDigest,
+   * localDigest, compression, timeoutCon, delayRetry, runLimit, delayCommand, sessionLimit,
+   * globalLimit, delayLimit.
+   */
+  limits: LimitConfig;
+  /** The RUNNER (and rules/hosts) repositories. A store or a no-database store. */
+  store: Pick<Repositories, 'runner' | 'rules' | 'hosts'> & { nextTransferId(): Promise<bigint> };
+  /** Rules: defaults to `store.rules`; a client without database passes its rule files. */
+  rules?: RuleSource;
+  /** Connections to partners (shared with the other client operations). */
+  pool: ConnectionPool;
+  /** The host's command handlers: the engine registers Request and the transfer Valid/JsonCommand commands. */
+  handlers?: RequestHandlers;
+  /** Task types. */
+  tasks: TaskRegistry;
+  logger: Logger;
+  /** Extra hooks for tasks (RESTART on a server). TRANSFER and RESCHEDULE are provided by the engine. */
+  hooks?: Pick<EngineHooks, 'restarter'>;
+  /** Host id of the owner of the rows (OWNERREQ): the non-TLS host id. Default identity.hostId. */
+  ownerId?: string;
+  /** Maximum maximum blocks between two saves of RANK (default 64); RANK is also saved every second. */
+  rankSaveBlocks?: number;
+  /** Retries of a transfer whose connection failed (synchronous submissions; default 0). */
+  connectRetries?: number;
+}
+
+/** A transfer to start now (client `send`/`transfer`) or later (`asend`, `-start`/`-delay`). */
+export interface TransferRequest {
+  /** Partner host id. */
+  partner: string;
+  rule: string;
+  /**
+   * File name. Send modes: a local file (absolute, or relative to the rule's send directory).
+   * Receive modes: the name (or wildcard pattern) in the partner's send directory.
+   */
+  file: string;
+  /** Per-block digest (client `-md5`): the rule's mode becomes its MD5 variant. */
+  md5?: boolean;
+  /** Requested block size; default the host's `blocksize`. */
+  blockSize?: number;
+  /** File information (`-info`), default `noinfo`; `#COMPRESS#` asks for block compression. */
+  fileInfo?: string;
+  /** Do not append the follow id JSON (`-nofollow`). */
+  noFollow?: boolean;
+  /** Reuse this transfer id (restart of an existing record, `-id`). */
+  id?: bigint;
+  /** Planned start (submissions only); default now. */
+  start?: Date;
+}
+
+/** The three columns naming a transfer on a host (with OWNERREQ = this host). */
+export interface TransferRef {
+  specialId: bigint;
+  requester: string;
+  requested: string;
+}
+
+/** How a transfer ended. */
+export interface TransferOutcome {
+  /** The RUNNER row as this host stored it at the end. */
+  record: TransferRecord;
+  /** CompleteOk on success, else the error code (wire, database, exit code derive from it). */
+  code: ErrorCodeInfo;
+  /** Human-readable reason on failure (never a stack). */
+  message: string;
+  /** Absolute path of the final file on this host (receiver) or of the file sent. */
+  file: string | null;
+}
+
+/** Answer of stop/cancel/restart, as the admin command answers it (r66-protocol.md §9.9). */
+export interface ControlResult {
+  /**
+   * stop/cancel: CompleteOk (done on a running transfer or on the record), TransferOk (nothing
+   * could be done). restart: PreProcessingOk (resubmitted), CompleteOk (already complete),
+   * QueryStillRunning, Internal (unknown).
+   */
+  code: ErrorCodeInfo;
+  message: string;
+}
+
+/** Progress events, emitted at most every rank save (not per block). */
+export interface TransferProgress {
+  ref: TransferRef;
+  rank: number;
+  blockSize: number;
+  /** Bytes moved in this session (after a restart: since the restart rank). */
+  bytes: number;
+  /** Expected size, -1 unknown. */
+  size: number;
+  isSender: boolean;
+}
+
+/** Events of a TransferEngine (`engine.on(name, listener)`). */
+export interface TransferEngineEvents {
+  /** A transfer (either role) started its conversation. */
+  start: (record: TransferRecord) => void;
+  progress: (p: TransferProgress) => void;
+  /** A transfer ended (success or error) on this host. */
+  end: (outcome: TransferOutcome) => void;
+}
+
+/** Run-time bandwidth limits, bytes/s, 0 = unlimited (bandwidth.md §1). */
+export interface BandwidthLimits {
+  writeGlobal: number;
+  readGlobal: number;
+  writeSession: number;
+  readSession: number;
+}
