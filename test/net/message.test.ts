@@ -55,6 +55,19 @@ describe('message between two hosts over TCP', () => {
     await expect(sendMessage(a.pool, 'hostb', 'hi')).rejects.toMatchObject({ message: 'Code: REPLY_530_NOT_LOGGED_IN Mesg: Host is Inactive therefore connection is refused' });
   });
 
+  it('checks the peer address when checkaddress is on', async () => {
+    b.ctx.checkAddress = true;
+    expect((await sendMessage(a.pool, 'hostb', 'from the right address')).answer).toContain('from the right address');
+    await a.pool.close();
+    b.directory.set({ host: hostEntry('hosta', 0, { address: '10.9.9.9' }), password: PWD_A });
+    const other = await makeHost('hosta', [...(await Promise.all(['hosta', 'hostb'].map((id) => b.directory.find(id)))).map((e) => e!)]);
+    try {
+      await expect(sendMessage(other.pool, 'hostb', 'x')).rejects.toMatchObject({ message: 'Code: REPLY_530_NOT_LOGGED_IN Mesg: Server IP not authenticated: 127.0.0.1' });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('the requester checks the answering host too (mutual authentication)', async () => {
     a.directory.set({ host: hostEntry('hostb', b.listener!.port), password: Buffer.from('not the real one') });
     await expect(sendMessage(a.pool, 'hostb', 'hi')).rejects.toMatchObject({ code: ErrorCode.BadAuthent, message: expect.stringContaining('Key is not valid for this HostId') });
