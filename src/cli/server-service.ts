@@ -44,7 +44,11 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
   if (!daemon) {
     const pid = runningPid(pidFile);
     if (pid !== undefined) throw new CliError(`the server is already running (pid ${pid}, PID file ${pidFile})`, EXIT_START_FAILED);
-    if (ctx.instance.embedded) await ensureEmbeddedHome(ctx.instance.confDir, ctx.io);
+    if (ctx.instance.embedded) {
+      await ensureEmbeddedHome(ctx.instance.confDir, ctx.io).catch((err: unknown) => {
+        throw new CliError(`cannot create the svc-r66 home ${ctx.instance.confDir}: ${err instanceof Error ? err.message : String(err)}`, EXIT_START_FAILED);
+      });
+    }
   }
   if (ctx.env.SVC_SERVICE === '1' && !daemon) return startInBackground(ctx, pidFile);
   return runServerProcess({

@@ -98,9 +98,10 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   const hostId = defaultHostId();
   const port = await pickPort(DEFAULT_R66_PORT);
   const sslPort = await pickPort(DEFAULT_R66_SSL_PORT, [port]);
+  // Only what this run creates is removed on failure: a file already there is the user's.
   const p = (name: string): string => {
     const path = join(home, name);
-    created.push(path);
+    if (!existsSync(path)) created.push(path);
     return path;
   };
   mkdirSync(home, { recursive: true, mode: 0o700 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
@@ -182,6 +182,17 @@ describe('embedded default home (no installed instance)', () => {
 
     // The client side of the home works too.
     expect((await runCli('client', ['loadconf'], box.env)).code).toBe(0);
+  });
+
+  it('a home that cannot be completed is left as it was (exit 1, nothing half-made)', async () => {
+    const dir = join(box.dir, 'blocked');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'db'), 'a file where the database directory should go');
+    const r = await runCli('server', ['-home', dir, 'start'], box.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot create the svc-r66 home ${dir}`);
+    expect(hasNoStack(r.stderr)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['db']);
   });
 
   it('-home DIR and SVC_R66_HOME choose the home', async () => {
