@@ -3,6 +3,7 @@
  * getinfo...) register in COMMANDS and in usage.ts's CLIENT_COMMANDS.
  */
 import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand, type DbCommandContext } from './db-commands.js';
+import { CLIENT_NETWORK_COMMANDS } from './client-commands.js';
 import { dispatch, type CommandHandler } from './dispatch.js';
 import { selectInstance } from './instance.js';
 import { processIo } from './io.js';
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, CommandHandler<DbCommandContext>> = {
   loadauth: loadauthCommand,
   loadrule: loadruleCommand,
   loadconf: loadconfCommand,
+  ...CLIENT_NETWORK_COMMANDS,
 };
 
 runMain('svc-r66client', processIo, async () => {

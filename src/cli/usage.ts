@@ -2,6 +2,8 @@
  * Usage texts of the wrappers (cli.md §2, §3). Only commands that work are listed; later commands
  * (send, asend, getinfo...) add their line to `CLIENT_COMMANDS` when they land.
  */
+import { CLIENT_OPTIONS_HELP, CLIENT_TRANSFER_HELP } from './client-help.js';
+
 export interface CommandHelp {
   /** The command as typed, with its arguments (`loadauth FILE`). */
   synopsis: string;
@@ -21,6 +23,7 @@ export const SERVER_COMMANDS: CommandHelp[] = [
 ];
 
 export const CLIENT_COMMANDS: CommandHelp[] = [
+  ...CLIENT_TRANSFER_HELP,
   { synopsis: 'initdb [OPTIONS]', summary: 'create or upgrade the database, optionally load files (see below)' },
   { synopsis: 'loadconf', summary: 'load authent.xml and the rule files of CONFDIR into the database' },
   { synopsis: 'loadauth FILE', summary: 'load partners from an authent.xml file into the database' },
@@ -68,6 +71,8 @@ export function clientUsage(): string {
 
 Commands:
 ${table(CLIENT_COMMANDS)}
+
+${CLIENT_OPTIONS_HELP}
 
 ${DB_OPTIONS}
 

@@ -1,0 +1,167 @@
+/**
+ * What every network or database client command starts from (cli.md §3, config.md §4.1): the
+ * loaded client.xml, the store (database or no-database files), the partner aliases and, on
+ * demand, the connection pool. Also the common error handling: each command has its own exit
+ * code for wrong arguments / configuration and for the unexpected (cli.md §3.2-§3.7, §5).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError, loadClientConfig, type ClientConfig } from '../config/index.js';
+import type { Host } from '../model/host.js';
+import { openClientNetwork } from '../net/network.js';
+import type { ConnectionPool } from '../net/pool.js';
+import { createLogger } from '../server/logger.js';
+import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
+import { UsageError } from './cli-error.js';
+import { configFileOf, type Instance } from './instance.js';
+import type { Io } from './io.js';
+
+/** What the client commands receive from the dispatcher. */
+export interface ClientCommandContext {
+  instance: Instance;
+  io: Io;
+  /** Whether stdout is a terminal (progress bars). Default: process.stdout.isTTY. */
+  isTty?: boolean;
+}
+
+/** A problem the user can fix (configuration, database, partner table): exit with the command's code. */
+export class ClientSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientSetupError';
+  }
+}
+
+/**
+ * The configuration file and the remaining arguments. The wrappers insert CONFDIR/client.xml; the
+ * original's raw entry points take it as first argument (`Message client.xml -to ...`), which we
+ * accept too when the first word names an existing .xml file.
+ */
+export function configFileAndArgs(instance: Instance, args: readonly string[]): { configFile: string; args: string[] } {
+  const first = args[0];
+  if (first !== undefined && !first.startsWith('-') && first.toLowerCase().endsWith('.xml') && existsSync(first) && statSync(first).isFile()) {
+    return { configFile: resolve(first), args: args.slice(1) };
+  }
+  return { configFile: configFileOf(instance, 'client'), args: [...args] };
+}
+
+export interface ClientSession {
+  config: ClientConfig;
+  store: Store;
+  logger: Logger;
+  /** The real partner id of `id` (aliases of config.md §3.11 resolved). */
+  realHostId(id: string): string;
+  /** The partner row, or undefined. */
+  partner(id: string): Promise<Host | undefined>;
+  /** This host's id towards `partner`: the TLS id when the partner is a TLS partner (database.md §6). */
+  ownIdFor(partner: Host): string;
+  /** The connection pool (opened on first use). */
+  pool(): Promise<ConnectionPool>;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** `submit`: the reduced reading of asend/masend without -client (config.md §4.4). */
+  mode?: 'full' | 'submit';
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function openClientStore(config: ClientConfig, logger: Logger): Promise<Store> {
+  const db = config.db;
+  if (db === null) return openNoDatabaseStore(config, { logger: (m) => logger.warn(m) });
+  const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId, logger: (m) => logger.warn(m) });
+  if (!(await store.isInitialised().catch(() => false))) {
+    await store.close().catch(() => undefined);
+    throw new ClientSetupError(`database ${db.server} is not initialised: run 'svc-r66client initdb' (or the server's) first`);
+  }
+  return store;
+}
+
+/** Loads client.xml, opens the store and checks this host is in the partner table (config.md §4.1 step 9). */
+export async function openClientSession(configFile: string, opts: SessionOptions = {}): Promise<ClientSession> {
+  const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? 'warn', fd: 2 });
+  let config: ClientConfig;
+  try {
+    config = await loadClientConfig(configFile, { mode: opts.mode ?? 'full' });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ClientSetupError(err.message);
+    throw err;
+  }
+  let store: Store;
+  try {
+    store = await openClientStore(config, logger);
+  } catch (err) {
+    if (err instanceof StoreError || err instanceof ConfigError) throw new ClientSetupError(describe(err));
+    throw err;
+  }
+  for (const own of [config.hostId, config.sslHostId]) {
+    if (own !== undefined && (await store.hosts.get(own)) === undefined) {
+      await store.close().catch(() => undefined);
+      throw new ClientSetupError(`cannot find authentication for current host ${own} in the partner table (run 'svc-r66client loadauth FILE')`);
+    }
+  }
+  const aliases = new Map<string, string>();
+  for (const a of config.aliases) for (const alias of a.aliasIds) aliases.set(alias, a.realId);
+  let network: Promise<ConnectionPool> | undefined;
+  const realHostId = (id: string): string => aliases.get(id) ?? id;
+  return {
+    config,
+    store,
+    logger,
+    realHostId,
+    partner: (id) => store.hosts.get(realHostId(id)),
+    ownIdFor: (partner) => (partner.isSsl && config.sslHostId !== undefined ? config.sslHostId : config.hostId),
+    pool: () => {
+      network ??= openClientNetwork(config, { findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }, { logger }).then((n) => n.pool);
+      return network;
+    },
+    close: async () => {
+      if (network !== undefined) await (await network.catch(() => undefined))?.close();
+      await store.close();
+    },
+  };
+}
+
+/** Exit codes of one command for the situations every command shares. */
+export interface CommandExits {
+  /** Wrong arguments or configuration error. */
+  badSetup: number;
+  /** Anything nobody expected. */
+  unexpected: number;
+}
+
+/**
+ * Runs a command body: usage and setup errors print one line on stderr and exit with the command's
+ * documented code; unexpected errors likewise with its "unexpected" code (never a stack trace).
+ */
+export async function guarded(io: Io, command: string, exits: CommandExits, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`svc-r66client ${command}: ${err.message}\nRun 'svc-r66client help' for the usage.\n`);
+      return exits.badSetup;
+    }
+    if (err instanceof ClientSetupError) {
+      io.err(`svc-r66client ${command}: ${err.message}\n`);
+      return exits.badSetup;
+    }
+    io.err(`svc-r66client ${command}: unexpected error: ${describe(err)}\n`);
+    if (process.env.SVC_DEBUG === '1' && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+    return exits.unexpected;
+  }
+}
+
+/** Opens a session, runs `body`, closes the session whatever happens. */
+export async function withSession<T>(configFile: string, opts: SessionOptions, body: (s: ClientSession) => Promise<T>): Promise<T> {
+  const session = await openClientSession(configFile, opts);
+  try {
+    return await body(session);
+  } finally {
+    await session.close().catch(() => undefined);
+  }
+}

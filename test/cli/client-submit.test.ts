@@ -1,0 +1,132 @@
+// asend and masend: submitted RUNNER rows for the server's scheduler (cli.md §3.3, §3.5, database.md §9.1).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteRows } from './cli-helpers.js';
+import { jsonResult, startPair, type Pair } from './client-harness.js';
+
+let pair: Pair;
+
+interface Row {
+  specialid: number | bigint;
+  ownerreq: string;
+  requester: string;
+  requested: string;
+  idrule: string;
+  modetrans: number;
+  filename: string;
+  originalname: string;
+  fileinfo: string;
+  transferinfo: string;
+  blocksz: number;
+  retrievemode: number;
+  updatedinfo: number;
+  starttrans: string;
+  globalstep: number;
+  step: number;
+  rank: number;
+  stepstatus: string;
+  infostatus: string;
+}
+
+async function rowsOf(where = '1=1'): Promise<Row[]> {
+  return sqliteRows<Row>(pair.a.sqliteFile, `SELECT * FROM runner WHERE ${where} ORDER BY specialid`);
+}
+
+beforeAll(async () => {
+  pair = await startPair();
+  writeFileSync(join(pair.a.serverHome, 'out', 'a1.txt'), '12345');
+  writeFileSync(join(pair.a.serverHome, 'out', 'a2.txt'), '1');
+  writeFileSync(join(pair.b.serverHome, 'out', 'remote-1.dat'), 'r1');
+  writeFileSync(join(pair.b.serverHome, 'out', 'remote-2.dat'), 'r2');
+}, 60_000);
+afterAll(async () => {
+  await pair?.stop();
+});
+
+describe('asend (cli.md §3.3)', () => {
+  it('inserts a TOSUBMIT row with the rule mode, size, follow id and planned start', async () => {
+    const r = await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'a1.txt', '-info', 'my info', '-md5', '-block', '1024', '-start', '20991231235959']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('[SubmitTransfer] Prepare transfer in status: SUCCESS');
+    const res = jsonResult(r.stdout);
+    const [row] = await rowsOf(`specialid = ${String(res.specialid)}`);
+    expect(row).toMatchObject({
+      ownerreq: 'hosta', requester: 'hosta', requested: 'hostb', idrule: 'send', modetrans: 3, filename: 'a1.txt', originalname: 'a1.txt',
+      blocksz: 1024, updatedinfo: 3, globalstep: 0, step: -1, rank: 0,
+    });
+    expect(row?.stepstatus.trim()).toBe('-');
+    expect(row?.fileinfo).toMatch(/^my info \{"follow":-?\d+\}$/);
+    expect(row?.transferinfo).toMatch(/^\{"ORIGINALSIZE":5,"follow":-?\d+\}$/);
+    expect(String(row?.starttrans)).toContain('2099-12-31');
+    expect(res).toMatchObject({ command: 'SubmitTransfer', status: 0, remote: 'hostb', ruleid: 'send', requester: 'hosta', originalSize: 5 });
+  });
+
+  it('-nofollow keeps the information as given; -delay +MS plans from now', async () => {
+    const before = Date.now();
+    const r = await pair.client(['asend', '-to', 'hostb', '-rule', 'recv', '-file', 'remote.bin', '-nofollow', '-delay', '+3600000', '-quiet']);
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    const rows = await rowsOf(`filename = 'remote.bin'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ fileinfo: 'noinfo', transferinfo: '{"ORIGINALSIZE":-1}', retrievemode: 0, modetrans: 2 });
+    expect(new Date(String(rows[0]?.starttrans).replace(' ', 'T')).getTime()).toBeGreaterThan(before + 3_000_000);
+  });
+
+  it('-id resets a failed row for resubmission; a finished one is refused', async () => {
+    const r = await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'a2.txt']);
+    const id = String(jsonResult(r.stdout).specialid);
+    const BetterSqlite = (await import('better-sqlite3')).default;
+    const db = new BetterSqlite(pair.a.sqliteFile);
+    db.prepare(`UPDATE runner SET updatedinfo = 4, globalstep = 5, globallaststep = 2, rank = 7, stepstatus = 'T', infostatus = 'T' WHERE specialid = ${id}`).run();
+    const again = await pair.client(['asend', '-to', 'hostb', '-id', id]);
+    expect(again.code).toBe(0);
+    const [row] = await rowsOf(`specialid = ${id}`);
+    expect(row).toMatchObject({ updatedinfo: 3, globalstep: 2, rank: 7 });
+    expect(row?.infostatus.trim()).toBe('B');
+    db.prepare(`UPDATE runner SET updatedinfo = 6, globalstep = 4, globallaststep = 4 WHERE specialid = ${id}`).run();
+    db.close();
+    const done = await pair.client(['asend', '-to', 'hostb', '-id', id]);
+    expect(done.code).toBe(22);
+    expect(jsonResult(done.stdout)).toMatchObject({ status: 2, error: expect.stringContaining('QueryAlreadyFinished') });
+  });
+
+  it('wrong arguments and an unknown partner', async () => {
+    const missing = await pair.client(['asend', '-to', 'hostb', '-rule', 'send']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('not all parameters are set');
+    expect((await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'x', '-start', '2020', '-quiet'])).code).toBe(1);
+    expect((await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'x', '-block', '99'])).code).toBe(1);
+    expect((await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'x', '-start', '20990101000000', '-delay', '+5'])).code).toBe(1);
+    expect((await pair.client(['asend', '-to', 'nobody', '-rule', 'send', '-file', 'x'])).code).toBe(24);
+  });
+});
+
+describe('masend (cli.md §3.5)', () => {
+  it('expands local wildcards of a send rule for each partner, one block each and a summary', async () => {
+    const r = await pair.client(['masend', '-to', 'hostb', '-rule', 'send', '-file', 'a§.txt', '-nofollow', '-info', 'batch']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in status: SUCCESS')).toHaveLength(2);
+    expect(lines).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in status: SUCCESS');
+    expect(jsonResult(r.stdout, 2)).toMatchObject({ ok: 2, ko: 0 });
+    const rows = await rowsOf(`fileinfo = 'batch'`);
+    expect(rows.map((x) => x.filename)).toEqual([join(pair.a.serverHome, 'out', 'a1.txt'), join(pair.a.serverHome, 'out', 'a2.txt')]);
+  });
+
+  it('receive rule: names as given, or the partner list with -client', async () => {
+    const plain = await pair.client(['masend', '-to', 'hostb', '-rule', 'recv', '-file', 'remote-§.dat', '-info', 'plain', '-nofollow', '-quiet']);
+    expect(plain.code).toBe(0);
+    expect((await rowsOf(`fileinfo = 'plain'`)).map((x) => x.filename)).toEqual(['remote-*.dat']);
+    const client = await pair.client(['masend', '-to', 'hostb', '-rule', 'recv', '-file', 'remote-§.dat', '-info', 'listed', '-nofollow', '-client']);
+    expect(client.code).toBe(0);
+    expect((await rowsOf(`fileinfo = 'listed'`)).map((x) => x.filename).sort()).toEqual(['remote-1.dat', 'remote-2.dat']);
+  });
+
+  it('unknown rule: exit 2; failed submissions counted in the exit code', async () => {
+    expect((await pair.client(['masend', '-to', 'hostb', '-rule', 'nope', '-file', 'x'])).code).toBe(2);
+    const r = await pair.client(['masend', '-to', 'hostb,nobody,ghost', '-rule', 'send', '-file', 'a1.txt']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in status: FAILURE');
+  });
+});
