@@ -16,7 +16,7 @@ import { Blacklist } from '../../src/net/blacklist.js';
 import type { NetContext } from '../../src/net/context.js';
 import { RequestHandlers } from '../../src/net/handlers.js';
 import { R66Listener } from '../../src/net/listener.js';
-import { MemoryPartnerDirectory } from '../../src/net/partner.js';
+import { MemoryPartnerDirectory, type LocalIdentity } from '../../src/net/partner.js';
 import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { createTaskRegistry } from '../../src/tasks/index.js';
@@ -54,6 +54,8 @@ export interface TestHost {
   pool: ConnectionPool;
   listener: R66Listener;
   directory: MemoryPartnerDirectory;
+  /** What this host announces (tests may change it after authentication). */
+  identity: LocalIdentity;
   addRule(r: Rule): Promise<void>;
   row(key: Omit<TransferKey, 'ownerReq'>): Promise<TransferRecord | undefined>;
   close(): Promise<void>;
@@ -82,7 +84,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   await store.initSchema({ hostId: id });
   const directory = new MemoryPartnerDirectory([{ host: hostEntry(id, 0), password: passwordOf(id) }]);
   const handlers = new RequestHandlers();
-  const identity = { hostId: id, digest: opts.digest ?? Digest.MD5, globalDigest: opts.globalDigest ?? true, compression: opts.compression ?? false, proxified: false };
+  const identity: LocalIdentity = { hostId: id, digest: opts.digest ?? Digest.MD5, globalDigest: opts.globalDigest ?? true, compression: opts.compression ?? false, proxified: false };
   const ctx: NetContext = {
     identity, directory, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent,
   };
@@ -94,7 +96,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   await listener.start();
   await store.hosts.upsert(hostEntry(id, listener.port));
   return {
-    id, home, dirs, store, engine, pool, listener, directory,
+    id, home, dirs, store, engine, pool, listener, directory, identity,
     addRule: (r) => store.rules.upsert(r),
     row: (key) => store.runner.get({ ...key, ownerReq: id }),
     async close() {
