@@ -61,7 +61,6 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
   try {
     if (s.record.globalLastStep < TaskStep.POSTTASK) {
       await s.row.transferStart();
-      s.core.emitStart(s.record);
       await receiveData(s);
     } else {
       // Restart after the data phase: the sender sends EndTransfer at once (§9.4).

@@ -29,7 +29,6 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     let hash = '';
     if (s.record.globalLastStep < TaskStep.POSTTASK) {
       await s.row.transferStart();
-      s.core.emitStart(s.record);
       hash = await pumpData(s);
       await s.row.saveRank();
     }

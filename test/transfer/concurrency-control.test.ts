@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { TransferMode } from '../../src/model/rule.js';
+import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
+import { TransferScheduler } from '../../src/transfer/index.js';
+import { waitFor } from '../helpers/wait.js';
+import { introduce, makeHost, patternBytes, rule, silent, type TestHost } from './harness.js';
+
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+describe('many transfers, controls, scheduler, bandwidth', () => {
+  let a: TestHost;
+  let b: TestHost;
+
+  beforeEach(async () => {
+    a = await makeHost('hosta');
+    b = await makeHost('hostb');
+    await introduce(a, b);
+    for (const h of [a, b]) {
+      await h.addRule(rule('send', TransferMode.SENDMD5MODE, { rPostTasks: [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }] }));
+      await h.addRule(rule('recv', TransferMode.RECVMODE, { rPostTasks: [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }] }));
+    }
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it('100 concurrent transfers both ways over one connection, no data crossing over', async () => {
+    const files: Array<{ name: string; content: Buffer; send: boolean }> = [];
+    for (let i = 0; i < 100; i++) {
+      const send = i % 2 === 0;
+      const content = patternBytes(20_000 + i * 997, i + 1);
+      const name = `c${i}.bin`;
+      await writeFile(path.join(send ? a.dirs.out : b.dirs.out, name), content);
+      files.push({ name, content, send });
+    }
+    const outcomes = await Promise.all(files.map((f) => a.engine.transfer({ partner: 'hostb', rule: f.send ? 'send' : 'recv', file: f.name, blockSize: 4096 })));
+    expect(outcomes.map((o) => o.code.char).join('')).toBe('O'.repeat(100));
+    expect(a.pool.size).toBe(1);
+    expect(b.listener.openConnections).toBe(1);
+    for (const f of files) {
+      const dir = f.send ? b.dirs.in : a.dirs.in;
+      expect(sha(await readFile(path.join(dir, f.name))), f.name).toBe(sha(f.content));
+    }
+    await waitFor(async () => (await b.store.runner.count({ updatedInfo: [UpdatedInfo.DONE] })) === 100);
+    expect(await a.store.runner.count({ updatedInfo: [UpdatedInfo.DONE] })).toBe(100);
+  });
+
+  it('stop from the API ends both sides with H, restart resumes from the kept rank', async () => {
+    const content = patternBytes(3_000_000, 3);
+    await writeFile(path.join(a.dirs.out, 'big.bin'), content);
+    a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
+    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
+    const started = await waitFor(async () => (await a.store.runner.list()).find((r) => r.rank > 10));
+    const ref = { specialId: started.specialId, requester: 'hosta', requested: 'hostb' };
+    expect(a.engine.isRunning(ref)).toBe(true);
+    expect(await a.engine.stop(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
+    const out = await pending;
+    expect(out.code).toBe(ErrorCode.StoppedTransfer);
+    expect(out.record).toMatchObject({ updatedInfo: UpdatedInfo.INERROR, globalLastStep: TaskStep.TRANSFERTASK });
+    const theirs = await waitFor(async () => {
+      const r = await b.row(ref);
+      return r?.updatedInfo === UpdatedInfo.INERROR ? r : undefined;
+    });
+    expect(theirs.infoStatus).toBe(ErrorCode.StoppedTransfer);
+    expect(theirs.rank).toBeGreaterThan(0);
+    const workFiles = await readdir(b.dirs.work);
+    expect(workFiles).toHaveLength(1);
+    // Restart: the row goes back to the scheduler, which resumes from the rank.
+    a.engine.bandwidth.set({ writeGlobal: 0 });
+    expect(await a.engine.restart(ref)).toMatchObject({ code: ErrorCode.PreProcessingOk });
+    const resumedFrom: number[] = [];
+    a.engine.on('progress', (p) => resumedFrom.push(p.rank * p.blockSize - p.bytes));
+    const scheduler = new TransferScheduler({ engine: a.engine, runner: a.store.runner, ownIds: ['hosta'], ownerId: 'hosta', periodMs: 50, runLimit: 10, retryDelayMs: 1000, logger: silent });
+    await scheduler.start();
+    try {
+      const done = await waitFor(async () => {
+        const r = await a.row(ref);
+        return r?.updatedInfo === UpdatedInfo.DONE ? r : undefined;
+      });
+      expect(done.infoStatus).toBe(ErrorCode.CompleteOk);
+      expect(sha(await readFile(path.join(b.dirs.in, 'big.bin')))).toBe(sha(content));
+      // Not resent from the start: the resumed session began at a rank above 0.
+      expect(resumedFrom[0]).toBeGreaterThan(0);
+      expect(await b.engine.restart(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it('cancel from the partner (Valid order) ends with K, rank 0 and no work file', async () => {
+    await writeFile(path.join(a.dirs.out, 'big.bin'), patternBytes(3_000_000, 4));
+    a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
+    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
+    const started = await waitFor(async () => (await b.store.runner.list()).find((r) => r.rank > 5));
+    const ref = { specialId: started.specialId, requester: 'hosta', requested: 'hostb' };
+    // The receiving host cancels it (as its admin would): the error travels to the sender.
+    expect(await b.engine.cancel(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
+    const out = await pending;
+    expect(out.code).toBe(ErrorCode.CanceledTransfer);
+    expect(out.record.rank).toBe(0);
+    const theirs = await waitFor(async () => {
+      const r = await b.row(ref);
+      return r?.updatedInfo === UpdatedInfo.INERROR ? r : undefined;
+    });
+    expect(theirs).toMatchObject({ rank: 0, infoStatus: ErrorCode.CanceledTransfer });
+    expect(await readdir(b.dirs.work)).toEqual([]);
+  });
+
+  it('the scheduler starts submitted rows at their planned time', async () => {
+    await writeFile(path.join(a.dirs.out, 'later.txt'), 'later');
+    await writeFile(path.join(a.dirs.out, 'now.txt'), 'now');
+    const later = await a.engine.submitLater({ partner: 'hostb', rule: 'send', file: 'later.txt', start: new Date(Date.now() + 600) });
+    const now = await a.engine.submitLater({ partner: 'hostb', rule: 'send', file: 'now.txt' });
+    expect((await a.row({ specialId: later, requester: 'hosta', requested: 'hostb' }))?.updatedInfo).toBe(UpdatedInfo.TOSUBMIT);
+    const scheduler = new TransferScheduler({ engine: a.engine, runner: a.store.runner, ownIds: ['hosta'], ownerId: 'hosta', periodMs: 50, runLimit: 10, retryDelayMs: 1000, logger: silent });
+    await scheduler.start();
+    try {
+      await waitFor(async () => (await a.row({ specialId: now, requester: 'hosta', requested: 'hostb' }))?.updatedInfo === UpdatedInfo.DONE);
+      expect((await a.row({ specialId: later, requester: 'hosta', requested: 'hostb' }))?.updatedInfo).toBe(UpdatedInfo.TOSUBMIT);
+      await waitFor(async () => (await a.row({ specialId: later, requester: 'hosta', requested: 'hostb' }))?.updatedInfo === UpdatedInfo.DONE);
+      expect(await readFile(path.join(b.dirs.in, 'later.txt'), 'utf8')).toBe('later');
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it('global write limit shapes the throughput and can change while running', async () => {
+    await writeFile(path.join(a.dirs.out, 'shaped.bin'), patternBytes(1_500_000, 9));
+    a.engine.bandwidth.set({ writeGlobal: 1_000_000, writeSession: 1_000_000 });
+    const t0 = Date.now();
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'shaped.bin', blockSize: 16384 });
+    const elapsed = Date.now() - t0;
+    expect(out.code).toBe(ErrorCode.CompleteOk);
+    // 1.5 MB at 1 MB/s with a one-second burst allowance: at least ~0.4 s.
+    expect(elapsed).toBeGreaterThan(400);
+    a.engine.bandwidth.set({ writeGlobal: 0 });
+    expect(a.engine.bandwidth.current.writeSession).toBe(0);
+    const t1 = Date.now();
+    expect((await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'shaped.bin', blockSize: 16384 })).code).toBe(ErrorCode.CompleteOk);
+    expect(Date.now() - t1).toBeLessThan(elapsed);
+    expect((await stat(path.join(b.dirs.in, 'shaped.bin'))).size).toBe(1_500_000);
+  });
+});
