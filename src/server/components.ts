@@ -5,10 +5,12 @@
  */
 import { R66Network } from '../net/network.js';
 import type { Component } from './component.js';
+import { restListeners } from './rest-services.js';
 import type { ServerRuntime } from './runtime.js';
 
 export function extraComponents(runtime: ServerRuntime): Component[] {
   return [
     new R66Network(runtime.config, () => ({ findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id) }), runtime.log),
+    ...restListeners(runtime),
   ];
 }

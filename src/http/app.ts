@@ -1,0 +1,58 @@
+/**
+ * One fastify instance per `rest` section: it reads whole bodies (every method, GET included,
+ * up to `memorylimit`), applies CORS, and hands each request to v2 (raw target starting with
+ * `/v2/`) or v1 (everything else), exactly as the original splits them (rest-v1.md §1.3).
+ * Our own dispatchers do the routing so the original's processing order holds.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TlsOptions } from 'node:tls';
+import type { RestListenerContext } from './context.js';
+import { handleCors } from './cors.js';
+import { V1Dispatcher } from './v1/index.js';
+import { openApiDocument, V2_OPERATIONS, V2Dispatcher } from './v2/index.js';
+import { stringifyV2 } from './json.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE'] as const;
+
+/** Where the v2 OpenAPI document is served (no authentication: it describes, it reveals nothing). */
+export const OPENAPI_PATH = '/v2/openapi.json';
+
+export function createRestApp(ctx: RestListenerContext, tls?: TlsOptions): FastifyInstance {
+  const opts = {
+    logger: false,
+    bodyLimit: Math.max(1, Math.min(ctx.services.config.limits.memoryLimit, 2 ** 31 - 1)),
+    return503OnClosing: true,
+  };
+  const app: FastifyInstance = (tls ? Fastify({ ...opts, https: tls }) : Fastify(opts)) as unknown as FastifyInstance;
+  // The Java client sends JSON bodies with GET: read a body on every method.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const v2 = new V2Dispatcher(ctx, V2_OPERATIONS);
+  const v1 = new V1Dispatcher(ctx);
+  const document = stringifyV2(openApiDocument(V2_OPERATIONS));
+
+  app.setErrorHandler((err: { statusCode?: number }, req, reply) => {
+    // Framework-level refusals (413 body too large, bad content length...): status only, no detail.
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status === 500) ctx.services.log.error({ url: req.url.split('?')[0] }, 'REST request failed');
+    void reply.code(status).header('connection', 'close').send();
+  });
+
+  app.route({
+    method: [...METHODS],
+    url: '/*',
+    handler: async (req, reply) => {
+      if (handleCors(req, reply)) return reply;
+      const raw = req.raw.url ?? '/';
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      if (raw.split('?')[0] === OPENAPI_PATH && req.method === 'GET') {
+        return reply.code(200).header('content-type', 'application/json').send(document);
+      }
+      if (raw.startsWith('/v2/')) await v2.handle(req, reply, body);
+      else await v1.handle(req, reply, body);
+      return reply;
+    },
+  });
+  return app;
+}

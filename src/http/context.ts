@@ -1,0 +1,113 @@
+/**
+ * What the REST handlers may use: the loaded configuration, the open store, and the few live
+ * operations of the running server. The server wiring fills it; tests build one over a real store.
+ * Handlers stay thin: they validate, call these, and shape the answer.
+ */
+import type { Logger } from 'pino';
+import type { RestConfig, ServerConfig } from '../config/index.js';
+import type { TransferKey } from '../model/transfer.js';
+import type { Store } from '../store/index.js';
+
+/** Live bandwidth limits in bytes per second (0 = unlimited) and the check delay in ms. */
+export interface LiveLimits {
+  readGlobal: number;
+  writeGlobal: number;
+  readSession: number;
+  writeSession: number;
+  delay: number;
+}
+
+/** The live traffic shaper of the server (bandwidth.md); REST reads and changes it. */
+export interface BandwidthControl {
+  get(): LiveLimits;
+  set(limits: LiveLimits): void;
+}
+
+/**
+ * Control of running transfers by the transfer engine. Each call answers whether the transfer was
+ * running here (and was interrupted); when it was not, the REST layer updates the stored record.
+ */
+export interface TransferControl {
+  stop(key: TransferKey): Promise<boolean>;
+  cancel(key: TransferKey): Promise<boolean>;
+}
+
+/** Last report of one FileWatcher (filewatcher.md §5.2), kept in memory by the server. */
+export interface FileMonitorFile {
+  path: string;
+  hash: string | null;
+  lastTime: number | null;
+  usedTime: number | null;
+  used: boolean;
+  id: string;
+}
+
+export interface FileMonitorReport {
+  name: string;
+  host: string;
+  lastUpdate: number;
+  /** Present when the monitor sent its detailed information. */
+  detail?: {
+    globalOk: number; globalError: number; todayOk: number; todayError: number; interval: number;
+    stopFile: string; statusFile: string; subDirs: boolean; directories: string[]; files: FileMonitorFile[];
+  };
+}
+
+export interface FileMonitorSource {
+  list(): FileMonitorReport[];
+}
+
+/** Counters of the running server that the status operations report. */
+export interface RuntimeCounters {
+  networkConnections(): number;
+  /** Current throughput in bytes per second. */
+  inBandwidth(): number;
+  outBandwidth(): number;
+}
+
+export interface RestServices {
+  config: ServerConfig;
+  store: Store;
+  log: Logger;
+  bandwidth: BandwidthControl;
+  /** Undefined until the transfer engine runs: records are then updated directly. */
+  transfers?: TransferControl;
+  fileMonitors: FileMonitorSource;
+  counters: RuntimeCounters;
+  /** Orderly shutdown, optionally followed by a restart; called after the answer is sent. */
+  shutdown(restart: boolean): void;
+  /** Blocks (true) or unblocks new transfer requests. */
+  blockRequests(block: boolean): void;
+  startedAt: Date;
+  now(): Date;
+}
+
+/** One listener: the services plus its own `rest` section. */
+export interface RestListenerContext {
+  services: RestServices;
+  rest: RestConfig;
+}
+
+/** A bandwidth control holding the values in memory (start values from server.xml `limit`). */
+export function memoryBandwidth(config: ServerConfig): BandwidthControl {
+  let current: LiveLimits = {
+    readGlobal: config.limits.globalLimit, writeGlobal: config.limits.globalLimit,
+    readSession: config.limits.sessionLimit, writeSession: config.limits.sessionLimit, delay: config.limits.delayLimit,
+  };
+  return { get: () => ({ ...current }), set: (l) => { current = { ...l }; } };
+}
+
+/**
+ * The original's live rule for new limits (rest-v1.md §12.1): values <= 0 mean unlimited (0) and a
+ * session limit above its global limit is lowered to it.
+ */
+export function normaliseLimits(l: LiveLimits): LiveLimits {
+  const pos = (v: number): number => (v > 0 ? v : 0);
+  const readGlobal = pos(l.readGlobal);
+  const writeGlobal = pos(l.writeGlobal);
+  let readSession = pos(l.readSession);
+  let writeSession = pos(l.writeSession);
+  if (readGlobal < readSession) readSession = readGlobal;
+  if (writeGlobal < writeSession) writeSession = writeGlobal;
+  return { readGlobal, writeGlobal, readSession, writeSession, delay: pos(l.delay) };
+}

@@ -1,0 +1,64 @@
+/**
+ * JSON for REST: exact 64-bit integers both ways (ids near -2^63 must not pass through doubles),
+ * the two output flavours (v2 writes non-ASCII raw, v1 escapes it as the original's writer does)
+ * and the duplicate-key detection v2 reports as errorCode 3.
+ */
+import { parseJson, stringifyJson, type JsonObject, type JsonValue } from '../protocol/index.js';
+
+export type { JsonObject, JsonValue };
+
+/** Parses exactly (integers as bigint). Throws on bad syntax. */
+export function parseExactJson(text: string): JsonValue {
+  return parseJson(text);
+}
+
+/** v2 output: compact, bigint as digits, non-ASCII raw. `undefined` members are left out. */
+export function stringifyV2(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  switch (typeof value) {
+    case 'bigint': return value.toString();
+    case 'number': return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'string': return JSON.stringify(value);
+    default: break;
+  }
+  if (Array.isArray(value)) return `[${value.map(stringifyV2).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stringifyV2(v)}`).join(',')}}`;
+}
+
+/** v1 output: the original escapes every non-ASCII character as `\uXXXX`. */
+export function stringifyV1(value: JsonValue): string {
+  return stringifyJson(value);
+}
+
+/**
+ * The first key that occurs twice in one object of `text` (already known to be valid JSON), or
+ * undefined. A small scanner: strings are skipped with their escapes, one key set per open object.
+ */
+export function findDuplicateKey(text: string): string | undefined {
+  const stack: Array<Set<string> | null> = [];
+  let i = 0;
+  let expectKey = false;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectKey && top) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.has(key)) return key;
+        top.add(key);
+        expectKey = false;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === '{') { stack.push(new Set()); expectKey = true; } else if (c === '[') stack.push(null);
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') expectKey = stack[stack.length - 1] != null;
+    i++;
+  }
+  return undefined;
+}

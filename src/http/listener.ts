@@ -1,0 +1,56 @@
+/**
+ * One REST listener per `rest` section as a server component (rest-v1.md §1.1): HTTP or HTTPS
+ * with the R66 keystore, serving v1 and v2. A signature or authentication without key material
+ * refuses to start (defect D4) instead of failing every request.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import type { RestConfig } from '../config/index.js';
+import { loadTlsMaterial } from '../net/tls.js';
+import { createRestApp } from './app.js';
+import type { RestServices } from './context.js';
+
+export class RestListener {
+  readonly name: string;
+  private app: FastifyInstance | undefined;
+
+  constructor(private readonly services: () => RestServices, private readonly rest: RestConfig) {
+    this.name = `rest-listener:${rest.port}`;
+  }
+
+  async start(): Promise<void> {
+    const { rest } = this;
+    const services = this.services();
+    if ((rest.signature || rest.authenticated) && rest.sigKey === undefined) {
+      throw new Error(`rest listener on port ${rest.port}: restsignature/restauthenticated need a readable restsigkey file`);
+    }
+    if (rest.authenticated && rest.timeLimit <= 0) {
+      services.log.warn({ port: rest.port }, 'resttimelimit <= 0: HMAC authentication refuses every request whose timestamp is not in the future');
+    }
+    let tls;
+    if (rest.ssl) {
+      const ssl = services.config.ssl;
+      if (ssl === null || ssl.keyPath === undefined) throw new Error(`rest listener on port ${rest.port}: restssl needs the ssl section (usessl and keypath)`);
+      tls = (await loadTlsMaterial({ keyPath: ssl.keyPath, keyStorePass: ssl.keyStorePassword, keyPass: ssl.keyPassword })).server;
+    }
+    const app = createRestApp({ services, rest }, tls);
+    await app.listen({ port: rest.port, host: rest.address ?? '0.0.0.0' });
+    this.app = app;
+  }
+
+  /** The bound port (useful with port 0 in tests). */
+  get port(): number {
+    const addr = this.app?.server.address() as AddressInfo | null | undefined;
+    return addr?.port ?? this.rest.port;
+  }
+
+  describe(): string[] {
+    return [`REST ${this.rest.ssl ? 'HTTPS' : 'HTTP'} listening on ${this.rest.address ?? '0.0.0.0'}:${this.port}`];
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    await app?.close();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * v1 action handlers (rest-v1.md §12): a JSON packet in, `{"@model", "results":[packet]}` out,
+ * with the original's HTTP 400 + JSON code pairs (§3.4) for functional refusals.
+ */
+import { hasRole, Role } from '../../config/index.js';
+import { jsonClassString, newJsonCommand, parseJsonCommand, stringifyJsonCommand, type JsonCommand } from '../../protocol/index.js';
+import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest } from '../../server/history/index.js';
+import { normaliseLimits } from '../context.js';
+import type { RestListenerContext } from '../context.js';
+import { parseExactJson, type JsonValue } from '../json.js';
+import type { V1Identity } from './auth.js';
+
+/** Outcome of an action: JSON `code` (HTTP is 200 for 200, else 400 except role refusals 401). */
+export interface ActionResult {
+  code: number;
+  httpStatus?: number;
+  command: string;
+  model: string;
+  results?: JsonValue[];
+  detail?: string;
+}
+
+const packetJson = (cmd: JsonCommand): JsonValue => parseExactJson(stringifyJsonCommand(cmd));
+
+export function parsePacket(body: string): JsonCommand | { error: string } {
+  const cmd = parseJsonCommand(body);
+  if (cmd === null) return { error: 'the body is not a JSON packet with a known @class' };
+  return cmd;
+}
+
+function isSelf(ctx: RestListenerContext, id: V1Identity): boolean {
+  const { config } = ctx.services;
+  return id.user === (ctx.rest.ssl ? config.sslHostId ?? config.hostId : config.hostId);
+}
+
+export async function bandwidthAction(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult> {
+  const model = 'Bandwidth';
+  const command = method === 'PUT' ? 'SetBandwidth' : 'GetBandwidth';
+  if (!hasRole(id.roles, Role.LIMIT) && !isSelf(ctx, id)) return { code: 401, httpStatus: 401, command, model, detail: 'role LIMIT required' };
+  if (cmd !== undefined && cmd.jsonClass !== 'BandwidthJsonPacket') return { code: 412, command, model, detail: 'BandwidthJsonPacket expected' };
+  const packet = cmd ?? newJsonCommand('BandwidthJsonPacket', { requestUserPacket: 19 });
+  if ((packet.setter && method !== 'PUT') || (!packet.setter && method !== 'GET') || (method === 'PUT' && cmd === undefined)) {
+    return { code: 409, command, model, detail: 'setter does not match the method' };
+  }
+  const bw = ctx.services.bandwidth;
+  if (packet.setter) {
+    const cur = bw.get();
+    // Values truncated to a multiple of 10; negative keeps the current value (§12.1).
+    const pick = (v: bigint, current: number): number => (v < 0n ? current : Number(v / 10n) * 10);
+    bw.set(normaliseLimits({
+      writeGlobal: pick(packet.writeglobal, cur.writeGlobal), readGlobal: pick(packet.readglobal, cur.readGlobal),
+      writeSession: pick(packet.writesession, cur.writeSession), readSession: pick(packet.readsession, cur.readSession), delay: cur.delay,
+    }));
+  }
+  const now = bw.get();
+  const answer = { ...packet, writeglobal: BigInt(now.writeGlobal), readglobal: BigInt(now.readGlobal), writesession: BigInt(now.writeSession), readsession: BigInt(now.readSession) };
+  return { code: 200, command, model, results: [packetJson(answer)] };
+}
+
+function optionalId(text: string | null): bigint | undefined {
+  return text !== null && /^-?\d{1,19}$/.test(text.trim()) ? BigInt(text.trim()) : undefined;
+}
+
+export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: JsonCommand | undefined): Promise<ActionResult> {
+  const model = 'Log';
+  const command = 'GetLog';
+  if (cmd === undefined) return { code: 400, command, model, detail: 'a LogJsonPacket body is required' };
+  if (cmd.jsonClass !== 'LogJsonPacket' && cmd.jsonClass !== 'LogResponseJsonPacket') return { code: 412, command, model, detail: 'LogJsonPacket expected' };
+  if (!hasRole(id.roles, Role.LOGCONTROL) && !isSelf(ctx, id)) return { code: 400, command, model, detail: 'role LOGCONTROL required' };
+  const { services } = ctx;
+  const r = await exportHistoryV1({ store: services.store, hostId: services.config.hostId, archiveDir: services.config.directories.arch, now: services.now }, {
+    start: cmd.start === null ? undefined : new Date(cmd.start), stop: cmd.stop === null ? undefined : new Date(cmd.stop),
+    startId: optionalId(cmd.startid), stopId: optionalId(cmd.stopid), rule: cmd.rule ?? undefined, partner: cmd.request ?? undefined,
+    pending: cmd.statuspending, transfer: cmd.statustransfer, done: cmd.statusdone, error: cmd.statuserror, purge: cmd.purge, clean: cmd.clean,
+  });
+  const answer = newJsonCommand('LogResponseJsonPacket', {
+    ...cmd, jsonClass: 'LogResponseJsonPacket', command: cmd.requestUserPacket, filename: r.file, exported: BigInt(r.exported), purged: BigInt(r.purged),
+  } as never);
+  return { code: 200, command, model, results: [packetJson(answer)] };
+}
+
+export async function configAction(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult> {
+  const model = 'Config';
+  const command = method === 'PUT' ? 'ImportConfig' : 'ExportConfig';
+  if (cmd === undefined) return { code: 400, command, model, detail: 'a body is required' };
+  const isExport = cmd.jsonClass === 'ConfigExportJsonPacket' || cmd.jsonClass === 'ConfigExportResponseJsonPacket';
+  const isImport = cmd.jsonClass === 'ConfigImportJsonPacket' || cmd.jsonClass === 'ConfigImportResponseJsonPacket';
+  if ((method === 'GET' && !isExport) || (method === 'PUT' && !isImport)) return { code: 412, command, model, detail: 'packet does not match the method' };
+  if (!hasRole(id.roles, Role.CONFIGADMIN) && !isSelf(ctx, id)) return { code: 401, httpStatus: 401, command, model, detail: 'role CONFIGADMIN required' };
+  const { services } = ctx;
+  const fctx = { store: services.store, hostId: services.config.hostId, cryptoKey: services.config.identity.cryptoKey };
+  if (cmd.jsonClass === 'ConfigExportJsonPacket' || cmd.jsonClass === 'ConfigExportResponseJsonPacket') {
+    const items = new Set<ConfigItem>();
+    if (cmd.host) items.add('hosts');
+    if (cmd.rule) items.add('rules');
+    if (cmd.business) items.add('business');
+    if (cmd.alias) items.add('aliases');
+    if (cmd.roles) items.add('roles');
+    const files = await exportConfigV1(fctx, services.config.directories.arch, items);
+    const answer = newJsonCommand('ConfigExportResponseJsonPacket', {
+      ...cmd, jsonClass: 'ConfigExportResponseJsonPacket', command: 0, filehost: files.hosts ?? null, filerule: files.rules ?? null,
+      filebusiness: files.business ?? null, filealias: files.aliases ?? null, fileroles: files.roles ?? null,
+    } as never);
+    return Object.keys(files).length === 0
+      ? { code: 406, command, model, results: [packetJson(answer)], detail: 'nothing exported' }
+      : { code: 200, command, model, results: [packetJson(answer)] };
+  }
+  if (cmd.jsonClass !== 'ConfigImportJsonPacket' && cmd.jsonClass !== 'ConfigImportResponseJsonPacket') return { code: 412, command, model };
+  const req: ImportRequest = {};
+  const pairs: Array<[ConfigItem, string | null, boolean]> = [
+    ['hosts', cmd.host, cmd.purgehost], ['rules', cmd.rule, cmd.purgerule], ['business', cmd.business, cmd.purgebusiness],
+    ['aliases', cmd.alias, cmd.purgealias], ['roles', cmd.roles, cmd.purgeroles],
+  ];
+  for (const [item, file, purge] of pairs) if (file) req[item] = { file, purge };
+  let imported: Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>> = {};
+  let detail: string | undefined;
+  try {
+    imported = await importConfig(fctx, req);
+  } catch (err) {
+    if (!(err instanceof ConfigTransferError)) throw err;
+    detail = err.message;
+  }
+  const flag = (item: ConfigItem) => imported[item]?.imported === true;
+  const answer = newJsonCommand('ConfigImportResponseJsonPacket', {
+    ...cmd, jsonClass: 'ConfigImportResponseJsonPacket', command: 0,
+    purgedhost: imported.hosts?.purged ?? false, purgedrule: imported.rules?.purged ?? false, purgedbusiness: imported.business?.purged ?? false,
+    purgedalias: imported.aliases?.purged ?? false, purgedroles: imported.roles?.purged ?? false,
+    importedhost: flag('hosts'), importedrule: flag('rules'), importedbusiness: flag('business'), importedalias: flag('aliases'), importedroles: flag('roles'),
+  } as never);
+  const any = Object.keys(imported).length > 0;
+  return any ? { code: 200, command, model, results: [packetJson(answer)] } : { code: 406, command, model, results: [packetJson(answer)], detail: detail ?? 'nothing imported' };
+}
+
+export { jsonClassString };

@@ -1,0 +1,202 @@
+/** `/v2/transfers` (rest-v2.md §10.1-10.6): list, add, read, stop, cancel, restart, delete. */
+import { z } from 'zod';
+import { Role } from '../../config/index.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { isSendMode, ruleAllowsHost } from '../../model/rule.js';
+import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
+import { parseIsoDate } from '../../server/history/index.js';
+import type { TransferFilter, TransferListOptions } from '../../store/index.js';
+import type { RestListenerContext } from '../context.js';
+import { TRANSFER_STATUS, transferToJson } from './converters.js';
+import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
+import { json, type V2Operation, type V2Request } from './route.js';
+import { parseBody, parseQuery, qEnum, qInt, qText } from './validate.js';
+import { transferSchema } from './schemas.js';
+
+const ORDERS = ['ascId', 'descId', 'ascFile', 'descFile', 'ascStart', 'descStart', 'ascStop', 'descStop'] as const;
+
+const listQuery = z.object({
+  limit: qInt.describe('page size; <= 0 = no limit (default 20)'),
+  offset: qInt.describe('rows skipped (default 0)'),
+  order: qEnum(ORDERS).describe('sort order (default ascId)'),
+  ruleID: qText.describe('rule equals'),
+  ruleName: qText.describe('alias of ruleID (docs spelling)'),
+  partner: qText.describe('requested host equals'),
+  status: qEnum(TRANSFER_STATUS).describe('status equals'),
+  filename: qText.describe('current file name equals'),
+  startTrans: qText.describe('start date >= (ISO 8601)'),
+  stopTrans: qText.describe('start date <= (ISO 8601)'),
+  followId: qText.describe('transfer information carries "follow":<followId>'),
+  countOrder: qText.describe('true = count only'),
+});
+
+export const transferAddBody = z.object({
+  ruleName: z.string(),
+  filename: z.string(),
+  requested: z.string(),
+  blockSize: z.number().int().positive(),
+  fileInfo: z.string(),
+  transferInfo: z.string(),
+  start: z.string().describe('ISO 8601 date-time, not in the past'),
+});
+
+/** The own host id a partner knows us by (its TLS flag decides), as requester of our transfers. */
+async function ownIdFor(ctx: RestListenerContext, partner: string): Promise<string> {
+  const host = await ctx.services.store.hosts.get(partner);
+  const { config } = ctx.services;
+  return host?.isSsl && config.sslHostId !== undefined ? config.sslHostId : config.hostId;
+}
+
+/** `{id}` = `<number>_<requested>`; only transfers this server requested are addressable (§10.1). */
+async function findTransfer(req: V2Request): Promise<TransferRecord> {
+  const m = /^(-?\d{1,19})_(.+)$/.exec(req.params.id ?? '');
+  if (m === null) throw new V2Status(404);
+  const specialId = BigInt(m[1]!);
+  if (specialId < -(2n ** 63n) || specialId >= 2n ** 63n) throw new V2Status(404);
+  const key: TransferKey = { specialId, requested: m[2]!, requester: await ownIdFor(req.ctx, m[2]!), ownerReq: req.ctx.services.config.hostId };
+  const record = await req.ctx.services.store.runner.get(key);
+  if (record === undefined) throw new V2Status(404);
+  return record;
+}
+
+function boolOrFalse(text: string | undefined): boolean {
+  return text !== undefined && text.toLowerCase() === 'true';
+}
+
+async function list(req: V2Request) {
+  const errors = new ErrorList();
+  const q = parseQuery(listQuery, req.query, errors);
+  const filter: TransferFilter = {};
+  const rule = q.ruleID ?? q.ruleName;
+  if (rule !== undefined) filter.idRule = rule;
+  if (q.partner !== undefined) filter.requested = q.partner;
+  if (q.status !== undefined) filter.updatedInfo = [TRANSFER_STATUS.indexOf(q.status) as UpdatedInfo];
+  if (q.startTrans !== undefined) {
+    const d = parseIsoDate(q.startTrans);
+    if (d === undefined) errors.add(V2Code.IllegalParameterValue, `'${q.startTrans}'`, 'start');
+    else filter.startFrom = d;
+  }
+  if (q.stopTrans !== undefined) {
+    const d = parseIsoDate(q.stopTrans);
+    if (d === undefined) errors.add(V2Code.IllegalParameterValue, `'${q.stopTrans}'`, 'stop');
+    else filter.startTo = d;
+  }
+  if (q.followId !== undefined) {
+    if (!/^-?\d{1,19}$/.test(q.followId)) errors.add(V2Code.IllegalParameterValue, `'${q.followId}'`, 'followId');
+    else filter.followId = BigInt(q.followId);
+  }
+  errors.throwIfAny();
+  const runner = req.ctx.services.store.runner;
+  // countOrder: an invalid value is silently false (rest-v2.md §9).
+  if (boolOrFalse(req.query.countOrder) && q.filename === undefined) return json(200, { totalResults: await runner.count(filter) });
+  const order = q.order ?? 'ascId';
+  const limit = q.limit ?? 20;
+  const offset = q.offset ?? 0;
+  const byFile = order.endsWith('File') || q.filename !== undefined;
+  const options: TransferListOptions = {
+    orderBy: order.endsWith('Start') ? 'start' : order.endsWith('Stop') ? 'stop' : 'specialId',
+    descending: order.startsWith('desc'),
+  };
+  // File name order and filter are not store features: those lists are sorted and paged here.
+  if (!byFile) {
+    if (limit > 0) options.limit = limit;
+    if (offset > 0) options.offset = offset;
+  }
+  let rows = await runner.list(filter, options);
+  if (byFile) {
+    if (q.filename !== undefined) rows = rows.filter((r) => r.filename === q.filename);
+    if (order.endsWith('File')) {
+      rows.sort((a, b) => (a.originalName < b.originalName ? -1 : a.originalName > b.originalName ? 1 : 0));
+      if (order.startsWith('desc')) rows.reverse();
+    }
+    if (boolOrFalse(req.query.countOrder)) return json(200, { totalResults: rows.length });
+    rows = rows.slice(Math.max(offset, 0), limit > 0 ? Math.max(offset, 0) + limit : undefined);
+  }
+  // totalResults is the size of the page, as the original answers (rest-v2.md §12).
+  return json(200, { results: rows.map(transferToJson), totalResults: rows.length });
+}
+
+async function add(req: V2Request) {
+  const { services } = req.ctx;
+  const errors = new ErrorList();
+  // Unknown fields are silently ignored on this operation (§10.3).
+  const b = parseBody(transferAddBody, req.body ?? {}, errors, { required: ['ruleName', 'filename', 'requested'], ignoreUnknown: true });
+  let start = services.now();
+  if (b.start !== undefined) {
+    const d = parseIsoDate(b.start);
+    if (d === undefined || d.getTime() < start.getTime() - 1000) errors.add(V2Code.IllegalFieldValue, JSON.stringify(b.start), 'start');
+    else start = d;
+  }
+  errors.throwIfAny();
+  const rule = await services.store.rules.get(b.ruleName!);
+  if (rule === undefined) throw V2BadRequest.of(V2Code.UnknownRule, b.ruleName!);
+  const host = await services.store.hosts.get(b.requested!);
+  if (host === undefined) throw V2BadRequest.of(V2Code.UnknownHost, b.requested!);
+  const requester = host.isSsl && services.config.sslHostId !== undefined ? services.config.sslHostId : services.config.hostId;
+  if (!ruleAllowsHost(rule, host.hostId) || !ruleAllowsHost(rule, requester)) throw V2BadRequest.of(V2Code.RuleNotAllowed, host.hostId, rule.idRule);
+  const record: TransferRecord = {
+    specialId: await services.store.nextTransferId(),
+    requester, requested: host.hostId, ownerReq: services.config.hostId,
+    globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0,
+    blockSize: b.blockSize ?? services.config.limits.blockSize, mode: rule.mode, updatedInfo: UpdatedInfo.TOSUBMIT,
+    stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown,
+    // The requester sends in send modes (defect V16: the original inverts this for v2 adds).
+    retrieveMode: isSendMode(rule.mode), isMoved: false, start, stop: start,
+    idRule: rule.idRule, filename: b.filename!, originalName: b.filename!, fileInfo: b.fileInfo ?? '', transferInfo: b.transferInfo ?? '{}',
+  };
+  // A TOSUBMIT row of this owner is what the scheduler starts (database.md §9.1).
+  await services.store.runner.insert(record);
+  const uri = `/v2/transfers/${record.specialId}_${encodeURIComponent(record.requested)}`;
+  return json(201, transferToJson(record), { 'transfer-uri': uri, transferURI: uri });
+}
+
+/** Stop or cancel (§10.5): the engine interrupts a running transfer, otherwise the record is marked. */
+async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
+  const { services } = req.ctx;
+  const control = services.transfers;
+  const running = control !== undefined && (kind === 'stop' ? await control.stop(record) : await control.cancel(record));
+  const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
+  const change = running
+    ? { transferInfo: code.char }
+    : { updatedInfo: UpdatedInfo.INERROR, infoStatus: code, transferInfo: code.char };
+  await services.store.runner.updateState(record, change);
+  return (await services.store.runner.get(record)) ?? record;
+}
+
+async function stopOrCancel(req: V2Request, kind: 'stop' | 'cancel') {
+  return json(200, transferToJson(await interrupt(req, await findTransfer(req), kind)));
+}
+
+async function restart(req: V2Request) {
+  const stopped = await interrupt(req, await findTransfer(req), 'stop');
+  await req.ctx.services.store.runner.updateState(stopped, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: stopped.globalLastStep });
+  return json(200, transferToJson((await req.ctx.services.store.runner.get(stopped)) ?? stopped));
+}
+
+async function remove(req: V2Request) {
+  const record = await findTransfer(req);
+  if (record.globalStep === TaskStep.NOTASK && record.globalLastStep === TaskStep.NOTASK) throw new V2Status(404);
+  await req.ctx.services.store.runner.delete(record);
+  return { status: 204 };
+}
+
+const idPath = '/v2/transfers/{id}';
+const fn = 'DbTaskRunner' as const;
+const notFound = { 404: { description: 'no such transfer (status only)' } };
+
+export const transferOperations: V2Operation[] = [
+  { method: 'GET', path: '/v2/transfers', fn, role: Role.READONLY, consumes: 'application/x-www-form-urlencoded', summary: 'List transfers',
+    query: listQuery, responses: { 200: { description: 'a page of transfers' } }, handler: list },
+  { method: 'POST', path: '/v2/transfers', fn, role: Role.TRANSFER, consumes: 'application/json', summary: 'Add a transfer', needsBody: true,
+    body: transferAddBody, responses: { 201: { description: 'the new transfer', schema: transferSchema } }, handler: add },
+  { method: 'GET', path: idPath, fn, role: Role.READONLY, consumes: '*/*', summary: 'Read a transfer',
+    responses: { 200: { description: 'the transfer', schema: transferSchema }, ...notFound }, handler: async (r) => json(200, transferToJson(await findTransfer(r))) },
+  { method: 'DELETE', path: idPath, fn, role: Role.SYSTEM, consumes: '*/*', summary: 'Delete a transfer record',
+    responses: { 204: { description: 'deleted' }, ...notFound }, handler: remove },
+  { method: 'PUT', path: `${idPath}/stop`, fn, role: Role.SYSTEM, consumes: '*/*', summary: 'Stop a transfer',
+    responses: { 200: { description: 'the transfer after the change', schema: transferSchema }, ...notFound }, handler: (r) => stopOrCancel(r, 'stop') },
+  { method: 'PUT', path: `${idPath}/cancel`, fn, role: Role.SYSTEM, consumes: '*/*', summary: 'Cancel a transfer',
+    responses: { 200: { description: 'the transfer after the change', schema: transferSchema }, ...notFound }, handler: (r) => stopOrCancel(r, 'cancel') },
+  { method: 'PUT', path: `${idPath}/restart`, fn, role: Role.SYSTEM, consumes: '*/*', summary: 'Restart a transfer',
+    responses: { 200: { description: 'the transfer after the change', schema: transferSchema }, ...notFound }, handler: restart },
+];
