@@ -19,3 +19,4 @@ export { TransferEngine } from './engine.js';
 export { TransferScheduler, type TransferSchedulerOptions } from './scheduler.js';
 export { BandwidthShaper, TokenBucket, combineLimits, normaliseLimits } from './shaper.js';
 export { stopOrCancelCommand } from './control.js';
+export { TransferService, type TransferServiceDeps } from './service.js';

@@ -87,7 +87,9 @@ export async function runRequester(core: EngineCore, record: TransferRecord): Pr
   try {
     const outcome = await converse(core, session);
     core.emitEnd(outcome);
-    return { ...outcome, retryable: outcome.code === ErrorCode.ServerOverloaded };
+    // A lost connection (either side crashed or was stopped) is retried from the saved rank.
+    const retryable = [ErrorCode.ServerOverloaded, ErrorCode.Disconnection, ErrorCode.ConnectionImpossible].includes(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
+    return { ...outcome, retryable };
   } finally {
     core.running.delete(key);
     channel.close();

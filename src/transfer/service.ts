@@ -1,0 +1,75 @@
+/**
+ * The transfer engine and its scheduler as one server lifecycle component (design.md §1): started
+ * after the R66 network (it needs the connection pool and registers its handlers there), stopped
+ * before it (running transfers end with Shutdown and are resumed at the next start).
+ */
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../config/index.js';
+import type { RequestHandlers } from '../net/handlers.js';
+import type { LocalIdentity } from '../net/partner.js';
+import type { ConnectionPool } from '../net/pool.js';
+import type { Store } from '../store/index.js';
+import { createTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import { TransferEngine } from './engine.js';
+import { TransferScheduler } from './scheduler.js';
+
+export interface TransferServiceDeps {
+  config: ServerConfig;
+  /** The open store (available once the database component started). */
+  store: () => Store;
+  /** The started network: pool for outgoing transfers, handlers for incoming ones, our identity. */
+  network: () => { pool: ConnectionPool; handlers: RequestHandlers; ctx: { identity: LocalIdentity } };
+  logger: Logger;
+  tasks?: TaskRegistry;
+}
+
+export class TransferService {
+  readonly name = 'transfers';
+  private current: { engine: TransferEngine; scheduler: TransferScheduler } | undefined;
+
+  constructor(private readonly deps: TransferServiceDeps) {}
+
+  /** The running engine (REST, the web UI and in-process clients use it). */
+  get engine(): TransferEngine {
+    if (this.current === undefined) throw new Error('the transfer engine is not started');
+    return this.current.engine;
+  }
+
+  async start(): Promise<void> {
+    const { config, logger } = this.deps;
+    const store = this.deps.store();
+    const net = this.deps.network();
+    const engine = new TransferEngine({
+      identity: net.ctx.identity,
+      directories: config.directories,
+      limits: config.limits,
+      store,
+      pool: net.pool,
+      handlers: net.handlers,
+      tasks: this.deps.tasks ?? createTaskRegistry(),
+      logger: logger.child({ component: 'transfer' }),
+    });
+    const limits = await store.limits.get(config.hostId).catch(() => undefined);
+    if (limits) {
+      // A CONFIGURATION row replaces the XML values at start (bandwidth.md §3).
+      engine.bandwidth.set({ writeGlobal: limits.writeGlobalLimit, readGlobal: limits.readGlobalLimit, writeSession: limits.writeSessionLimit, readSession: limits.readSessionLimit });
+    }
+    const ownIds = [config.hostId, ...(config.sslHostId ? [config.sslHostId] : [])];
+    const scheduler = new TransferScheduler({
+      engine, runner: store.runner, ownIds, ownerId: config.hostId, periodMs: config.limits.delayCommand, runLimit: config.limits.runLimit,
+      retryDelayMs: config.limits.delayRetry, logger,
+    });
+    await scheduler.start();
+    this.current = { engine, scheduler };
+  }
+
+  describe(): string[] {
+    return this.current?.scheduler.describe() ?? [];
+  }
+
+  async stop(): Promise<void> {
+    const cur = this.current;
+    this.current = undefined;
+    await cur?.scheduler.stop();
+  }
+}
