@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import { sendMessage } from '../../src/client/message.js';
 import { Digest } from '../../src/model/digest.js';
 import { authentPacket, buildVersionString, encodeFrame, NOCHANNEL } from '../../src/protocol/index.js';
@@ -7,18 +8,6 @@ import { RawPeer } from './raw-peer.js';
 
 const KEEPALIVE_ASK = Buffer.from('000000178000000080000000150000000900000001000000001500', 'hex');
 const MAX_FRAME = 64 * 1024;
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Sends `bytes`, then a KeepAlive probe, and reads until the connection closes or the probe is

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import {
   FrameSplitter,
   ProtocolError,
@@ -11,18 +12,6 @@ import {
   type NetworkFrame,
 } from '../../src/protocol/index.js';
 import { captureFiles, readCaptureFile } from './capture-file.js';
-
-/** mulberry32: small seeded PRNG, so a failure replays identically. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const MAX = 256 * 1024;
 const rnd = prng(0x5eed);
