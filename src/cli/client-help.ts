@@ -5,8 +5,11 @@
 import type { CommandHelp } from './usage.js';
 
 export const CLIENT_TRANSFER_HELP: CommandHelp[] = [
+  { synopsis: 'send TRANSFER-OPTIONS', summary: 'transfer a file now and wait for the end (exit: ordinal of the final status)' },
   { synopsis: 'asend TRANSFER-OPTIONS', summary: 'submit a transfer to the server through the database (the server starts it)' },
+  { synopsis: 'msend TRANSFER-OPTIONS', summary: 'several transfers, one after the other (comma lists, wildcards)' },
   { synopsis: 'masend TRANSFER-OPTIONS [-client]', summary: 'submit several transfers (comma lists, wildcards; -client asks the partner for remote names)' },
+  { synopsis: 'transfer -id ID -to|-from HOST [-stop|-cancel|-restart [-start T|-delay D]]', summary: 'show a transfer, or stop, cancel or restart it' },
   { synopsis: 'getinfo -to HOST -rule RULE [-file F] [-exist|-detail|-list|-mlsx]', summary: 'information on remote files' },
   { synopsis: 'getinfo -to HOST -id ID [-reqto|-reqfrom]', summary: "the partner's record of a transfer" },
   { synopsis: 'message -to HOST -msg TEXT', summary: 'connectivity and authentication test' },

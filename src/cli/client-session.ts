@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { ConfigError, loadClientConfig, type ClientConfig } from '../config/index.js';
 import type { Host } from '../model/host.js';
 import { openClientNetwork } from '../net/network.js';
+import type { NetContext } from '../net/context.js';
 import type { ConnectionPool } from '../net/pool.js';
 import { createLogger } from '../server/logger.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
@@ -58,6 +59,8 @@ export interface ClientSession {
   ownIdFor(partner: Host): string;
   /** The connection pool (opened on first use). */
   pool(): Promise<ConnectionPool>;
+  /** The network context and pool (opened on first use). */
+  network(): Promise<{ ctx: NetContext; pool: ConnectionPool }>;
   close(): Promise<void>;
 }
 
@@ -106,7 +109,11 @@ export async function openClientSession(configFile: string, opts: SessionOptions
   }
   const aliases = new Map<string, string>();
   for (const a of config.aliases) for (const alias of a.aliasIds) aliases.set(alias, a.realId);
-  let network: Promise<ConnectionPool> | undefined;
+  let network: Promise<{ ctx: NetContext; pool: ConnectionPool }> | undefined;
+  const openNetwork = (): Promise<{ ctx: NetContext; pool: ConnectionPool }> => {
+    network ??= openClientNetwork(config, { findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }, { logger });
+    return network;
+  };
   const realHostId = (id: string): string => aliases.get(id) ?? id;
   return {
     config,
@@ -115,12 +122,10 @@ export async function openClientSession(configFile: string, opts: SessionOptions
     realHostId,
     partner: (id) => store.hosts.get(realHostId(id)),
     ownIdFor: (partner) => (partner.isSsl && config.sslHostId !== undefined ? config.sslHostId : config.hostId),
-    pool: () => {
-      network ??= openClientNetwork(config, { findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }, { logger }).then((n) => n.pool);
-      return network;
-    },
+    pool: async () => (await openNetwork()).pool,
+    network: openNetwork,
     close: async () => {
-      if (network !== undefined) await (await network.catch(() => undefined))?.close();
+      if (network !== undefined) await (await network.catch(() => undefined))?.pool.close();
       await store.close();
     },
   };

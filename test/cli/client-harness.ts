@@ -3,6 +3,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { loadServerConfig } from '../../src/config/index.js';
+import { R66Network } from '../../src/net/network.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { openStore, parseJdbcUrl } from '../../src/store/index.js';
+import { createTaskRegistry } from '../../src/tasks/index.js';
+import { TransferEngine } from '../../src/transfer/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { PASSWORD_HEX, runCli, sandbox, spawnCli, writeInstance, type CliResult, type Instance, type Running, type Sandbox } from './cli-helpers.js';
 
@@ -13,7 +19,8 @@ export interface Pair {
   /** The server's instance (hostb). */
   b: Instance;
   bPort: number;
-  server: Running;
+  /** The svc-r66server process, or undefined when hostb runs in the test process. */
+  server: Running | undefined;
   /** Environment selecting hosta for svc-r66client. */
   env: NodeJS.ProcessEnv;
   client(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
@@ -36,7 +43,32 @@ function listeningPort(server: Running): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export async function startPair(): Promise<Pair> {
+/**
+ * hostb inside the test process: its R66 network and a transfer engine on its own database, as
+ * the server composes them; used until svc-r66server itself runs the engine.
+ */
+async function inProcessHost(b: Instance): Promise<{ port: number; stop(): Promise<void> }> {
+  const config = await loadServerConfig(join(b.confDir, 'server.xml'));
+  const db = config.db!;
+  const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId });
+  const logger = silentLogger();
+  const network = new R66Network(config, () => ({ findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }), logger);
+  await network.start();
+  const engine = new TransferEngine({
+    identity: network.ctx.identity, directories: config.directories, limits: config.limits, store, pool: network.pool,
+    handlers: network.handlers, tasks: createTaskRegistry(), logger,
+  });
+  return {
+    port: network.ports[0] as number,
+    stop: async () => {
+      await engine.close();
+      await network.stop();
+      await store.close();
+    },
+  };
+}
+
+export async function startPair(opts: { hostbInProcess?: boolean } = {}): Promise<Pair> {
   const box = sandbox();
   const b = writeInstance(join(box.dir, 'conf', 'hostb'), { hostId: 'hostb' });
   writeRules(b.confDir);
@@ -44,13 +76,21 @@ export async function startPair(): Promise<Pair> {
   mkdirSync(join(b.serverHome, 'out'), { recursive: true });
   const bEnv = { ...box.env, CONFDIR: b.confDir };
   expect((await runCli('server', ['initdb', '-auth', join(b.confDir, 'authent.xml'), '-dir', b.confDir], bEnv)).code).toBe(0);
-  const server = spawnCli('server', ['start'], bEnv);
+  let server: Running | undefined;
+  let local: Awaited<ReturnType<typeof inProcessHost>> | undefined;
   let bPort: number;
-  try {
-    bPort = await waitFor(() => listeningPort(server), { what: 'hostb listening', timeoutMs: 20_000 });
-  } catch (err) {
-    server.child.kill('SIGKILL');
-    throw new Error(`${(err as Error).message}\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}`);
+  if (opts.hostbInProcess) {
+    local = await inProcessHost(b);
+    bPort = local.port;
+  } else {
+    const spawned = spawnCli('server', ['start'], bEnv);
+    server = spawned;
+    try {
+      bPort = await waitFor(() => listeningPort(spawned), { what: 'hostb listening', timeoutMs: 20_000 });
+    } catch (err) {
+      spawned.child.kill('SIGKILL');
+      throw new Error(`${(err as Error).message}\nstdout: ${spawned.stdout()}\nstderr: ${spawned.stderr()}`);
+    }
   }
 
   const a = writeInstance(join(box.dir, 'conf', 'hosta'), { hostId: 'hosta' });
@@ -64,7 +104,8 @@ export async function startPair(): Promise<Pair> {
     box, a, b, bPort, server, env,
     client: (args, extraEnv = {}) => runCli('client', args, { ...env, ...extraEnv }),
     stop: async () => {
-      if (server.child.exitCode === null) {
+      await local?.stop();
+      if (server !== undefined && server.child.exitCode === null) {
         server.child.kill('SIGTERM');
         await server.exited;
       }

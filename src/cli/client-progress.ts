@@ -1,0 +1,38 @@
+/**
+ * The progress bar of the synchronous transfer commands: on a terminal only (stderr, so a script
+ * reading stdout never sees it), and only for transfers still running after a second, so short
+ * transfers print nothing but their result.
+ */
+import cliProgress from 'cli-progress';
+import type { TransferEngine, TransferProgress } from '../transfer/index.js';
+
+const SHOW_AFTER_MS = 1000;
+
+export interface ProgressHandle {
+  stop(): void;
+}
+
+export function showProgress(engine: TransferEngine, isTty: boolean, enabled: boolean): ProgressHandle {
+  if (!isTty || !enabled) return { stop: () => undefined };
+  const started = Date.now();
+  let bar: cliProgress.SingleBar | undefined;
+  const onProgress = (p: TransferProgress): void => {
+    if (bar === undefined) {
+      if (Date.now() - started < SHOW_AFTER_MS) return;
+      bar = new cliProgress.SingleBar(
+        { format: `${p.isSender ? 'send' : 'recv'} [{bar}] {percentage}% {value}/{total} bytes | ETA {eta}s`, stream: process.stderr, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(p.size > 0 ? p.size : p.bytes, p.bytes);
+    }
+    if (p.size <= 0) bar.setTotal(p.bytes);
+    bar.update(p.bytes);
+  };
+  engine.on('progress', onProgress);
+  return {
+    stop: () => {
+      engine.off('progress', onProgress);
+      bar?.stop();
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * `send` and `msend` (cli.md §3.2, §3.4): synchronous transfers. Like the original client, this
+ * process runs its own transfer engine towards the partner, records the transfer in the client's
+ * store, waits for the end and exits with the ordinal of the final status code.
+ */
+import { ErrorCode } from '../model/error-code.js';
+import { isSendMode, type Rule } from '../model/rule.js';
+import type { TransferRecord } from '../model/transfer.js';
+import { R66Error } from '../net/errors.js';
+import { createTaskRegistry } from '../tasks/index.js';
+import { TransferEngine, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
+import { UsageError } from './cli-error.js';
+import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
+import { argsField, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
+import { showProgress } from './client-progress.js';
+import { addRecordFields } from './client-record-fields.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
+import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
+
+export const SEND_EXIT = { ok: 0, badArgs: 2, unknown: ErrorCode.Unknown.ordinal, unexpected: 66 } as const;
+export const MSEND_EXIT = { ok: 0, badArgs: 2, unknown: ErrorCode.Unknown.ordinal } as const;
+
+/** One finished direct transfer as the commands print it. */
+interface DirectResult {
+  status: ResultStatus;
+  /** 0 on success or warning, else the ordinal of the final code; 21 when no record exists. */
+  exit: number;
+  body: ResultFields;
+  record: TransferRecord | undefined;
+}
+
+async function openEngine(session: ClientSession): Promise<TransferEngine> {
+  const { ctx, pool } = await session.network();
+  const { config } = session;
+  return new TransferEngine({
+    identity: ctx.identity,
+    directories: config.directories,
+    limits: config.limits,
+    store: session.store,
+    pool,
+    tasks: createTaskRegistry(),
+    logger: session.logger,
+    ownerId: config.hostId,
+  });
+}
+
+function statusOf(outcome: TransferOutcome): ResultStatus {
+  if (outcome.code !== ErrorCode.CompleteOk && outcome.code !== ErrorCode.Warning) return 2;
+  return outcome.code === ErrorCode.Warning || outcome.record.infoStatus === ErrorCode.Warning ? 1 : 0;
+}
+
+/** Runs one transfer and shapes its result; never throws for a transfer failure. */
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs): Promise<DirectResult> {
+  const started = Date.now();
+  const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
+  let outcome: TransferOutcome;
+  try {
+    outcome = await engine.transfer(req);
+  } catch (err) {
+    if (!(err instanceof R66Error)) throw err;
+    // No transfer record could be created: the original's "Unknown" failure.
+    const body = new ResultFields().set('remote', req.partner).set('ruleid', req.rule).set('error', `${err.code.name}: ${err.message}`);
+    return { status: 2, exit: SEND_EXIT.unknown, body, record: undefined };
+  } finally {
+    progress.stop();
+  }
+  const status = statusOf(outcome);
+  const body = addRecordFields(new ResultFields(), outcome.record, req.partner);
+  if (status < 2) body.set('filefinal', outcome.file ?? 'no file').set('delay', Date.now() - started);
+  else body.set('error', `${outcome.code.name}: ${outcome.message}`);
+  // -nolog: the local record is not kept after a success, nor after a connection failure.
+  if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
+    await session.store.runner.delete(outcome.record).catch(() => undefined);
+  }
+  return { status, exit: status < 2 ? 0 : outcome.code.ordinal, body, record: outcome.record };
+}
+
+function baseRequest(partner: string, rule: string, file: string, targs: TransferArgs): TransferRequest {
+  return { partner, rule, file, md5: targs.md5, blockSize: targs.blockSize, fileInfo: targs.info, noFollow: targs.noFollow };
+}
+
+/** send -id: rule and file come from the local record of that transfer with the partner. */
+async function restartRequest(session: ClientSession, partnerId: string, id: bigint, targs: TransferArgs): Promise<TransferRequest> {
+  const partner = await session.partner(partnerId);
+  if (partner === undefined) throw new UsageError(`partner ${partnerId} is not known`);
+  const key = { specialId: id, ownerReq: session.config.hostId, requester: session.ownIdFor(partner), requested: partner.hostId };
+  const row = await session.store.runner.get(key);
+  if (row === undefined) throw new UsageError(`transfer ${id} with ${partner.hostId} is not in the local database`);
+  return { ...baseRequest(partner.hostId, row.idRule, row.originalName, targs), fileInfo: row.fileInfo, noFollow: true, id };
+}
+
+function statusText(status: ResultStatus): string {
+  return `Transfer in status: ${statusWord(status)}`;
+}
+
+export async function sendCommand(ctx: ClientCommandContext, argv: readonly string[]): Promise<number> {
+  return guarded(ctx.io, 'send', { badSetup: SEND_EXIT.badArgs, unexpected: SEND_EXIT.unexpected }, async () => {
+    const { configFile, args } = configFileAndArgs(ctx.instance, argv);
+    let targs: TransferArgs;
+    try {
+      targs = parseTransferArgs(args, { multiple: false, command: 'send' });
+    } catch (err) {
+      // The original prints its "wrong initialization" line unless -quiet.
+      if (err instanceof UsageError && !args.includes('-quiet')) ctx.io.out('[DirectTransfer] Wrong initialization\n');
+      throw err;
+    }
+    return withSession(configFile, {}, async (session) => {
+      const partnerId = session.realHostId(targs.to[0] as string);
+      const req = targs.id !== undefined
+        ? await restartRequest(session, partnerId, targs.id, targs)
+        : baseRequest(partnerId, targs.rule as string, unescapeWildcards(targs.files[0] as string), targs);
+      const engine = await openEngine(session);
+      const result = await runDirect(ctx, session, engine, req, targs).finally(() => engine.close());
+      const label = 'DirectTransfer';
+      printResult(ctx.io, targs.format, label, statusText(result.status), resultObject(label, argsField(configFile, args), result.status, statusText(result.status), result.body));
+      return result.exit;
+    });
+  });
+}
+
+async function filesFor(session: ClientSession, rule: Rule, partnerId: string, targs: TransferArgs): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of targs.files) {
+    if (isSendMode(rule.mode)) out.push(...(await expandLocal(session.config.directories, rule, f)));
+    else out.push(...(await expandRemote(await session.pool(), partnerId, rule.idRule, f, session.config.limits.timeoutCon)));
+  }
+  return out;
+}
+
+export async function msendCommand(ctx: ClientCommandContext, argv: readonly string[]): Promise<number> {
+  return guarded(ctx.io, 'msend', { badSetup: MSEND_EXIT.badArgs, unexpected: SEND_EXIT.unexpected }, async () => {
+    const { configFile, args } = configFileAndArgs(ctx.instance, argv);
+    const targs = parseTransferArgs(args, { multiple: true, command: 'msend' });
+    if (targs.id !== undefined) throw new UsageError('msend starts new transfers: use send -id ID to restart one');
+    return withSession(configFile, {}, async (session) => {
+      const started = Date.now();
+      const argText = argsField(configFile, args);
+      const blocks: Array<{ status: ResultStatus; body: ResultFields }> = [];
+      let ok = 0;
+      let ko = 0;
+      let stoppedOnUnknown = false;
+      const rule = await session.store.rules.get(targs.rule as string);
+      if (rule === undefined) throw new UsageError(`rule ${targs.rule ?? ''} is not known`);
+      const engine = await openEngine(session);
+      try {
+        await runAll(rule);
+      } finally {
+        await engine.close();
+      }
+      async function runAll(known: Rule): Promise<void> {
+      outer: for (const to of targs.to) {
+        const partnerId = session.realHostId(to);
+        let files: string[];
+        try {
+          files = await filesFor(session, known, partnerId, targs);
+        } catch (err) {
+          if (!(err instanceof R66Error)) throw err;
+          ko++;
+          blocks.push({ status: 2, body: new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`) });
+          continue;
+        }
+        for (const file of files) {
+          const result = await runDirect(ctx, session, engine, baseRequest(partnerId, known.idRule, file, targs), targs);
+          blocks.push(result);
+          if (result.exit === 0) ok++;
+          else ko++;
+          if (result.record === undefined) {
+            stoppedOnUnknown = true;
+            break outer;
+          }
+        }
+      }
+      }
+      const status: ResultStatus = ko === 0 ? 0 : 2;
+      const summary = new ResultFields().set('remote', targs.to.join(',')).set('ok', ok).set('ko', ko).set('delay', Date.now() - started);
+      printResult(ctx.io, targs.format, 'MultipleDirectTransfer', statusText(status), resultObject('MultipleDirectTransfer', argText, status, statusText(status), summary));
+      for (const b of blocks) {
+        const label = 'Unique MultipleDirectTransfer';
+        printResult(ctx.io, targs.format, label, statusText(b.status), resultObject(label, argText, b.status, statusText(b.status), b.body));
+      }
+      return stoppedOnUnknown ? MSEND_EXIT.unknown : ko;
+    });
+  });
+}
