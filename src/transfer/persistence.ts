@@ -61,9 +61,13 @@ export class RunnerRow {
     return this.set({ globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, step: 0, stepStatus: ErrorCode.CompleteOk, infoStatus: info, updatedInfo: UpdatedInfo.DONE });
   }
 
-  /** Error end: GLOBALLASTSTEP stays as the restart point. */
+  /**
+   * Error end: GLOBALLASTSTEP stays as the restart point. A local shutdown leaves the row
+   * INTERRUPTED, which the next start resubmits (database.md §6).
+   */
   inError(code: ErrorCodeInfo, rescheduled = false): Promise<void> {
-    return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus: code, infoStatus: code, rank: this.record.rank, updatedInfo: rescheduled ? UpdatedInfo.TOSUBMIT : UpdatedInfo.INERROR });
+    const updatedInfo = rescheduled ? UpdatedInfo.TOSUBMIT : code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR;
+    return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus: code, infoStatus: code, rank: this.record.rank, updatedInfo });
   }
 
   /** A warning from a task stays visible in INFOSTATUS until the end (tasks.md §7). */

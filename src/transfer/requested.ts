@@ -122,6 +122,7 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
         session.shaper = core.shaper.session(isSender, session.limit);
         session.compression = compressionAgreed(core, partner.capabilities.compression, record.fileInfo);
         await row.saveAll();
+        if (record.rank > 0) core.logger.info({ id: String(specialId), rank: record.rank, partner: partner.hostId }, 'transfer resumed');
         await channel.send({
           ...p,
           way: 1,

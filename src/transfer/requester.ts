@@ -140,6 +140,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       s.size = Number(answer.length);
     }
     await s.row.saveAll();
+    if (r.rank > 0) core.logger.info({ id: String(r.specialId), rank: r.rank, partner: s.partner.hostId }, 'transfer resumed');
     const fileBefore = s.file;
     await s.preTasks();
     if (s.isSender) {

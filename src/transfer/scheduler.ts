@@ -11,8 +11,8 @@ import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import type { TransferEngine } from './engine.js';
 
-/** Connection retries of a scheduled transfer (the original's RETRYNB). */
-const SCHEDULED_RETRIES = 3;
+/** Default retries of a scheduled transfer whose connection failed or was lost. */
+const SCHEDULED_RETRIES = 5;
 
 export interface TransferSchedulerOptions {
   engine: TransferEngine;
@@ -27,6 +27,8 @@ export interface TransferSchedulerOptions {
   /** `limit/delayretry`. */
   retryDelayMs: number;
   logger: Logger;
+  /** Retries after a failed or lost connection, `delayretry` apart (default 5). */
+  retries?: number;
 }
 
 export class TransferScheduler {
@@ -100,7 +102,7 @@ export class TransferScheduler {
       const outcome = await this.opts.engine.runOnce(record);
       if (outcome.retryable && !this.stopped) {
         const n = (this.attempts.get(key) ?? 0) + 1;
-        if (n <= SCHEDULED_RETRIES) {
+        if (n <= (this.opts.retries ?? SCHEDULED_RETRIES)) {
           this.attempts.set(key, n);
           await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs) });
           return;
