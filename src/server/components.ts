@@ -4,13 +4,17 @@
  * runtime.ts so adding a listener, HTTP or the scheduler does not touch the composition logic.
  */
 import { R66Network } from '../net/network.js';
+import { TransferService } from '../transfer/index.js';
 import type { Component } from './component.js';
 import { restListeners } from './rest-services.js';
 import type { ServerRuntime } from './runtime.js';
 
 export function extraComponents(runtime: ServerRuntime): Component[] {
+  const network = new R66Network(runtime.config, () => ({ findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id) }), runtime.log);
   return [
-    new R66Network(runtime.config, () => ({ findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id) }), runtime.log),
+    network,
+    // Transfers (engine + scheduler of submitted rows) need the started network's pool and handlers.
+    new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log }),
     ...restListeners(runtime),
   ];
 }
