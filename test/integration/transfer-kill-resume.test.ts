@@ -92,7 +92,7 @@ async function writeBigFile(file: string): Promise<string> {
   for (let i = 0; i < SIZE / chunk; i++) {
     const b = patternBytes(chunk, i + 1);
     h.update(b);
-    if (!out.write(b)) await new Promise((r) => out.once('drain', r));
+    if (!out.write(b)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   return h.digest('hex');
