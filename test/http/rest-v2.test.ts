@@ -1,11 +1,11 @@
-// REST v2 over real HTTP against a real store (SQLite always, PostgreSQL for the same suite when reachable).
+// REST v2 over real HTTP against a real store (SQLite always, PostgreSQL and MariaDB for the same suite when reachable).
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { ADMIN, basic, SIG_KEY, startHarness, type Harness } from './harness.js';
 
-const dialects = testDialects().filter((d) => d.name !== 'mariadb');
+const dialects = testDialects();
 
 async function call(h: Harness, method: string, path: string, opts: { auth?: string; body?: string; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { ...opts.headers };
@@ -182,8 +182,15 @@ describe.each(dialects)('REST v2 on $name', (dbc) => {
 
   it('routes, gates and answers OPTIONS and CORS preflights; serves the OpenAPI document', async (ctx) => {
     if (dbc.skip(ctx)) return;
-    expect((await call(h, 'GET', '/v2/nothing', { auth: ADMIN })).status).toBe(404);
-    expect((await call(h, 'PATCH', '/v2/hosts', { auth: ADMIN })).status).toBe(405);
+    const unknown = await call(h, 'GET', '/v2/nothing?x=1', { auth: ADMIN });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toBe('text/plain');
+    expect(unknown.text).toBe('Problem accessing: /v2/nothing?x=1. Reason: Not Found');
+    const patch = await call(h, 'PATCH', '/v2/hosts', { auth: ADMIN });
+    expect(patch.status).toBe(405);
+    expect(patch.text).toBe('Problem accessing: /v2/hosts. Reason: Method Not Allowed');
+    // A record that does not exist stays status-only (§2.1).
+    expect((await call(h, 'GET', '/v2/hosts/ghost', { auth: ADMIN })).text).toBe('');
     const opt = await call(h, 'OPTIONS', '/v2/hosts/x');
     expect(opt.status).toBe(200);
     expect(opt.headers.get('allow')).toContain('DELETE');

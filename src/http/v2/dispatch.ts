@@ -10,7 +10,7 @@ import { isSaneValue } from '../../config/values.js';
 import type { RestListenerContext } from '../context.js';
 import { findDuplicateKey, parseExactJson, stringifyV2, type JsonValue } from '../json.js';
 import { authenticate, authorize, checkSignature } from './auth.js';
-import { errorBody, pickLanguage, V2BadRequest, V2Code, V2Status } from './errors.js';
+import { errorBody, pickLanguage, V2BadRequest, V2Code, V2RouteError, V2Status } from './errors.js';
 import { crudBit, type V2ListenerState, type V2Operation, type V2Reply } from './route.js';
 import { firstValues } from './validate.js';
 
@@ -81,7 +81,9 @@ export class V2Dispatcher {
       const answer = await this.process(req, rawBody);
       this.send(reply, answer, lang);
     } catch (err) {
-      if (err instanceof V2BadRequest) {
+      if (err instanceof V2RouteError) {
+        void reply.code(err.status).headers({ 'content-type': 'text/plain', connection: 'close' }).send(err.text);
+      } else if (err instanceof V2BadRequest) {
         this.send(reply, { status: 400, body: errorBody(err.items, lang) }, lang);
       } else if (err instanceof V2Status) {
         const close = [401, 403, 405, 415, 500].includes(err.status);
@@ -106,8 +108,9 @@ export class V2Dispatcher {
   }
 
   private async process(req: FastifyRequest, rawBody: string): Promise<V2Reply> {
-    const segs = normalisePath(req.raw.url ?? '/');
-    if (segs === undefined) throw new V2Status(404);
+    const uri = req.raw.url ?? '/';
+    const segs = normalisePath(uri);
+    if (segs === undefined) throw new V2RouteError(404, uri);
     const method = req.method.toUpperCase();
     const candidates: Array<{ op: V2Operation; params: Record<string, string> }> = [];
     for (const op of this.operations) {
@@ -117,16 +120,19 @@ export class V2Dispatcher {
     }
     if (candidates.length === 0) {
       const serverRegistered = this.operations.some((o) => o.path.startsWith('/v2/server') && this.registered(o));
-      if (serverRegistered && segs.length === 3 && segs[1] === 'server') throw new V2Status(method === 'OPTIONS' ? 302 : 405);
+      if (serverRegistered && segs.length === 3 && segs[1] === 'server') {
+        if (method === 'OPTIONS') throw new V2Status(302);
+        throw new V2RouteError(405, uri);
+      }
       if (serverRegistered && segs.length === 2 && segs[1] === 'server' && method === 'OPTIONS') return { status: 200, headers: { allow: ['OPTIONS'] } };
-      throw new V2Status(404);
+      throw new V2RouteError(404, uri);
     }
     if (method === 'OPTIONS') {
       const methods = [...new Set(candidates.map((c) => c.op.method)), 'OPTIONS'];
       return { status: 200, headers: { allow: methods } };
     }
     const found = candidates.find((c) => c.op.method === method);
-    if (found === undefined) throw new V2Status(405);
+    if (found === undefined) throw new V2RouteError(405, uri);
     const { op, params } = found;
     if ((this.mask(op.fn) & crudBit(method)) === 0) throw new V2Status(405);
     let user: string | undefined;

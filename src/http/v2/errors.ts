@@ -68,6 +68,22 @@ export class V2Status extends Error {
   }
 }
 
+/**
+ * A router-level refusal (rest-v2.md §2.5): unknown path (404) or method not served by a known
+ * path (405). Unlike the handlers' status-only answers, the original's router answers a short
+ * plain-text diagnostic naming the URI, and closes the connection.
+ */
+export class V2RouteError extends V2Status {
+  constructor(status: 404 | 405, readonly uri: string) {
+    super(status);
+    this.name = 'V2RouteError';
+  }
+
+  get text(): string {
+    return `Problem accessing: ${this.uri}. Reason: ${this.status === 404 ? 'Not Found' : 'Method Not Allowed'}`;
+  }
+}
+
 /** Collects errors while validating, then throws them all at once. */
 export class ErrorList {
   readonly items: V2ErrorItem[] = [];
