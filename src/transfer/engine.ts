@@ -11,7 +11,7 @@ import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '..
 import { R66Error } from '../net/errors.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
-import { transferControlHandlers } from './control.js';
+import { forwardRestart, transferControlHandlers } from './control.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { removeQuietly, resolveLocalFile, ruleDirectories } from './placement.js';
 import { handleRequest } from './requested.js';
@@ -183,6 +183,15 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     if (record.globalStep === TaskStep.ALLDONETASK || record.updatedInfo === UpdatedInfo.DONE) {
       await this.core.runner.updateState(keyOf(record), { infoStatus: ErrorCode.QueryAlreadyFinished });
       return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} is already complete` };
+    }
+    const ownIds = [this.opts.identity.hostId, this.opts.identity.sslHostId];
+    if (!ownIds.includes(record.requester)) {
+      // Only the requester can start it again: ask it (§9.9).
+      try {
+        return await forwardRestart(this.opts.pool, ref, at);
+      } catch (err) {
+        return { code: ErrorCode.ConnectionImpossible, message: `cannot ask ${record.requester} to restart: ${(err as Error).message}` };
+      }
     }
     const step = record.globalLastStep;
     const status = step === TaskStep.PRETASK ? ErrorCode.InitOk : step === TaskStep.TRANSFERTASK ? ErrorCode.PreProcessingOk : step === TaskStep.POSTTASK ? ErrorCode.TransferOk : ErrorCode.Unknown;

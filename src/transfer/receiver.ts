@@ -17,7 +17,7 @@ import {
 import { RankCheckpoints } from './persistence.js';
 import { ensureDirectory, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
-import type { TransferSession } from './session.js';
+import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
 /** Rewinds to a smaller rank tolerated per transfer (r66-protocol.md §9.4). */
@@ -144,7 +144,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         await applyChange(s, p);
         continue;
       }
-      throw unexpected(p, 'Data');
+      throw unexpectedPacket(s, p, 'Data');
     }
   } finally {
     if (!closed) await fh.close().catch(() => undefined);

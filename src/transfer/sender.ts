@@ -15,7 +15,7 @@ import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { RankCheckpoints } from './persistence.js';
-import type { TransferSession } from './session.js';
+import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
 /** zstd level of the original's codec (r66-protocol.md §11). */
@@ -112,7 +112,7 @@ async function pumpData(s: TransferSession): Promise<string> {
     await new Promise((resolve) => setImmediate(resolve));
     if (peer !== null) {
       const p = peer as Packet | Error;
-      throw p instanceof Error ? p : unexpected(p, 'the end of the data');
+      throw p instanceof Error ? p : unexpectedPacket(s, p, 'the end of the data');
     }
     // The watcher still waits for the next packet: hand it back to the conversation.
     s.pendingPacket = watch.then(() => {

@@ -11,7 +11,8 @@ import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
 import { R66Error, RemoteError } from '../net/errors.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
-import { CANCELED_TRANSFER_MESSAGE, errorPacket, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
+import { unexpected } from '../net/commands/unexpected.js';
+import { CANCELED_TRANSFER_MESSAGE, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
 import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type TaskListStep } from '../tasks/index.js';
 import type { EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
@@ -238,6 +239,20 @@ export class TransferSession {
 function virtualOrAbsolute(home: string, abs: string): string {
   const rel = path.relative(home, abs);
   return rel.startsWith('..') || path.isAbsolute(rel) ? abs : '/' + rel.split(path.sep).join('/');
+}
+
+/**
+ * What a packet the conversation did not expect means: the partner's Error, its shutdown notice
+ * (Valid 8, r66-protocol.md §9.12: the transfer ends with `S`, a lower rank in the middle becomes
+ * the restart rank), or a protocol error `R`.
+ */
+export function unexpectedPacket(s: TransferSession, p: Packet, expected: string): R66Error {
+  if (p.kind === 'valid' && p.subType === PacketType.SHUTDOWN) {
+    const rank = /^\d{1,10}$/.test(p.middle.trim()) ? Number(p.middle.trim()) : null;
+    if (rank !== null && rank < s.record.rank) s.record.rank = rank;
+    return new RemoteError(`Shutdown forced by ${s.partner.hostId}`, ErrorCode.Shutdown);
+  }
+  return unexpected(p, expected);
 }
 
 /** Any failure as an R66Error (unknown errors are Internal, message kept without stack). */

@@ -1,0 +1,95 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { TransferMode, type Rule, type RuleTask } from '../../src/model/rule.js';
+import { UpdatedInfo } from '../../src/model/transfer.js';
+import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
+import { waitFor } from '../helpers/wait.js';
+import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+
+describe('task lists and transfer orders', () => {
+  let a: TestHost;
+  let b: TestHost;
+  let journal: string;
+
+  const log = (tag: string): RuleTask => ({ type: 'LOG', path: `${tag} ${journal}`, delay: 2 });
+  const tagged = (h: string, over: Partial<Rule> = {}): Partial<Rule> => ({
+    rPreTasks: [log(`rpre-${h}`)], rPostTasks: [log(`rpost-${h}`)], rErrorTasks: [log(`rerror-${h}`)],
+    sPreTasks: [log(`spre-${h}`)], sPostTasks: [log(`spost-${h}`)], sErrorTasks: [log(`serror-${h}`)], ...over,
+  });
+
+  beforeEach(async () => {
+    a = await makeHost('hosta');
+    b = await makeHost('hostb');
+    await introduce(a, b);
+    journal = path.join(a.home, 'journal.txt');
+    for (const h of [a, b]) {
+      await h.addRule(rule('send', TransferMode.SENDMODE, tagged(h.id)));
+      await h.addRule(rule('recv', TransferMode.RECVMODE, tagged(h.id)));
+    }
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  const entries = async (): Promise<string[]> => (await readFile(journal, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean);
+
+  it('send: the requested receiver runs R lists, the requester sender S lists, in protocol order', async () => {
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'hello');
+    expect((await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' })).code).toBe(ErrorCode.CompleteOk);
+    expect(await entries()).toEqual(['rpre-hostb', 'spre-hosta', 'rpost-hostb', 'spost-hosta']);
+  });
+
+  it('receive: the requested sender runs S lists, the requester receiver R lists', async () => {
+    await writeFile(path.join(b.dirs.out, 'f.txt'), 'hello');
+    expect((await a.engine.transfer({ partner: 'hostb', rule: 'recv', file: 'f.txt' })).code).toBe(ErrorCode.CompleteOk);
+    await waitFor(async () => (await entries()).length === 4);
+    expect(await entries()).toEqual(['spre-hostb', 'rpre-hosta', 'rpost-hosta', 'spost-hostb']);
+  });
+
+  it('error lists run once per attempt on each side', async () => {
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'recv', file: 'missing.txt' });
+    expect(out.code).toBe(ErrorCode.FileNotFound);
+    await waitFor(async () => (await entries()).length === 2);
+    expect((await entries()).sort()).toEqual(['rerror-hosta', 'serror-hostb']);
+  });
+
+  it('a partner stops a running transfer with a Valid order, then restarts it through the requester', async () => {
+    await writeFile(path.join(a.dirs.out, 'big.bin'), patternBytes(3_000_000));
+    a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
+    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
+    const row = await waitFor(async () => (await b.store.runner.list()).find((r) => r.rank > 5));
+    const ref = { specialId: row.specialId, requester: 'hosta', requested: 'hostb' };
+    // hostb asks hosta (the requester) over R66, legacy form.
+    const { channel } = await b.pool.openChannel('hosta');
+    await channel.send(encodeValidCommand({ cmd: 'stop', ...ref }));
+    const answer = await channel.receive(10_000);
+    channel.close();
+    expect(answer).toMatchObject({ kind: 'valid', subType: PacketType.REQUESTUSER, middle: 'O', header: `hostb hosta ${ref.specialId}` });
+    const out = await pending;
+    expect(out.code).toBe(ErrorCode.StoppedTransfer);
+    await waitFor(async () => !b.engine.isRunning(ref) && (await b.row(ref))?.infoStatus === ErrorCode.StoppedTransfer);
+    // The requested host forwards a restart to the requester, which resubmits its row.
+    expect(await b.engine.restart(ref)).toMatchObject({ code: ErrorCode.PreProcessingOk });
+    expect((await a.row(ref))?.updatedInfo).toBe(UpdatedInfo.TOSUBMIT);
+    // JSON form of cancel on the requester, for a record that no longer runs.
+    const { channel: ch2 } = await b.pool.openChannel('hosta');
+    const command = newJsonCommand('StopOrCancelJsonPacket', { requester: 'hosta', requested: 'hostb', specialid: ref.specialId, requestUserPacket: PacketType.CANCEL });
+    await ch2.send({ kind: 'jsonCommand', command, result: '', subType: PacketType.CANCEL });
+    const answer2 = await ch2.receive(10_000);
+    ch2.close();
+    expect(answer2).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER });
+    expect(await a.row(ref)).toMatchObject({ updatedInfo: UpdatedInfo.INERROR, infoStatus: ErrorCode.CanceledTransfer, rank: 0 });
+  });
+
+  it('a transfer already complete on the partner is answered Q and ends done on the sender', async () => {
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'once');
+    const first = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
+    expect(first.code).toBe(ErrorCode.CompleteOk);
+    await a.store.runner.updateState({ ...first.record }, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: 0, globalLastStep: 0 });
+    const again = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt', id: first.record.specialId });
+    expect(again.code).toBe(ErrorCode.CompleteOk);
+  });
+});
