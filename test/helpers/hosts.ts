@@ -1,0 +1,137 @@
+/**
+ * Real hosts in one process for transfer tests: each has a temporary home (in/out/work/arch), its
+ * own SQLite database, a partner table knowing every host, a listener on port 0, a connection
+ * pool, the task registry and a TransferEngine. Rules are added to each host's database.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import type { DirectoryConfig, LimitConfig } from '../../src/config/index.js';
+import { Digest, type DigestAlgorithm } from '../../src/model/digest.js';
+import type { Host } from '../../src/model/host.js';
+import { TransferMode, type Rule } from '../../src/model/rule.js';
+import type { TransferKey, TransferRecord } from '../../src/model/transfer.js';
+import { Blacklist } from '../../src/net/blacklist.js';
+import type { NetContext } from '../../src/net/context.js';
+import { RequestHandlers } from '../../src/net/handlers.js';
+import { R66Listener } from '../../src/net/listener.js';
+import { MemoryPartnerDirectory, type LocalIdentity } from '../../src/net/partner.js';
+import { ConnectionPool } from '../../src/net/pool.js';
+import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
+import { createTaskRegistry } from '../../src/tasks/index.js';
+import { TransferEngine } from '../../src/transfer/index.js';
+
+export const silent = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
+
+export function limits(over: Partial<LimitConfig> = {}): LimitConfig {
+  return {
+    serverThread: 8, clientThread: 80, memoryLimit: 1 << 30, sessionLimit: 0, globalLimit: 0, delayLimit: 1000, runLimit: 1000,
+    delayCommand: 100, delayRetry: 1000, timeoutCon: 30_000, blockSize: 65536, gapRestart: 30, useNio: false, useCpuLimit: false,
+    useJdkCpuLimit: false, cpuLimit: 1, connLimit: 0, lowCpuLimit: 0, highCpuLimit: 0, percentDecrease: 0.01, delayThrottle: 1_000_000,
+    limitLowBandwidth: 1 << 20, digest: 2, useThrift: 0, checkVersion: true, globalDigest: true, localDigest: true, compression: false,
+    ...over,
+  };
+}
+
+export function rule(idRule: string, mode: TransferMode, over: Partial<Rule> = {}): Rule {
+  return { idRule, hostIds: [], mode, recvPath: '', sendPath: '', archivePath: '', workPath: '', rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0, ...over };
+}
+
+export interface HostOptions {
+  digest?: DigestAlgorithm;
+  compression?: boolean;
+  limits?: Partial<LimitConfig>;
+  globalDigest?: boolean;
+}
+
+export interface TestHost {
+  id: string;
+  home: string;
+  dirs: DirectoryConfig;
+  store: Store;
+  engine: TransferEngine;
+  pool: ConnectionPool;
+  listener: R66Listener;
+  directory: MemoryPartnerDirectory;
+  /** What this host announces (tests may change it after authentication). */
+  identity: LocalIdentity;
+  addRule(r: Rule): Promise<void>;
+  row(key: Omit<TransferKey, 'ownerReq'>): Promise<TransferRecord | undefined>;
+  close(): Promise<void>;
+}
+
+function hostEntry(hostId: string, port: number): Host {
+  return { hostId, address: '127.0.0.1', port, isSsl: false, hostKey: Buffer.from('x'), adminRole: false, isClient: false, isActive: true, isProxified: false, updatedInfo: 0 };
+}
+
+const PASSWORDS = new Map<string, Buffer>();
+function passwordOf(id: string): Buffer {
+  let p = PASSWORDS.get(id);
+  if (!p) PASSWORDS.set(id, (p = Buffer.from(`password of ${id}`)));
+  return p;
+}
+
+export async function makeHost(id: string, opts: HostOptions = {}): Promise<TestHost> {
+  const home = await mkdtemp(path.join(tmpdir(), `svc-tr-${id}-`));
+  const sub = { in: '/in', out: '/out', arch: '/arch', work: '/work', conf: '/conf' };
+  for (const d of Object.values(sub)) await mkdir(path.join(home, d), { recursive: true });
+  const dirs: DirectoryConfig = {
+    serverHome: home, virtual: sub,
+    in: path.join(home, 'in'), out: path.join(home, 'out'), arch: path.join(home, 'arch'), work: path.join(home, 'work'), conf: path.join(home, 'conf'),
+  };
+  const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${path.join(home, 'db.sqlite')}`), { hostId: id });
+  await store.initSchema({ hostId: id });
+  const directory = new MemoryPartnerDirectory([{ host: hostEntry(id, 0), password: passwordOf(id) }]);
+  const handlers = new RequestHandlers();
+  const identity: LocalIdentity = { hostId: id, digest: opts.digest ?? Digest.MD5, globalDigest: opts.globalDigest ?? true, compression: opts.compression ?? false, proxified: false };
+  const ctx: NetContext = {
+    identity, directory, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent,
+  };
+  const pool = new ConnectionPool(ctx);
+  const engine = new TransferEngine({
+    identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: createTaskRegistry(), logger: silent, rankSaveBlocks: 16,
+  });
+  const listener = new R66Listener(ctx, { port: 0 });
+  await listener.start();
+  await store.hosts.upsert(hostEntry(id, listener.port));
+  return {
+    id, home, dirs, store, engine, pool, listener, directory, identity,
+    addRule: (r) => store.rules.upsert(r),
+    row: (key) => store.runner.get({ ...key, ownerReq: id }),
+    async close() {
+      await engine.close();
+      await pool.close();
+      await listener.stop();
+      await store.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Makes every host know every other (partner tables and HOSTS rows). */
+export async function introduce(...hosts: TestHost[]): Promise<void> {
+  for (const a of hosts) {
+    for (const b of hosts) {
+      if (a === b) continue;
+      const entry = hostEntry(b.id, b.listener.port);
+      a.directory.set({ host: entry, password: passwordOf(b.id) });
+      await a.store.hosts.upsert(entry);
+    }
+  }
+}
+
+/** Deterministic, not very compressible bytes (xorshift), fast to generate. */
+export function patternBytes(size: number, seed = 1): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let x = seed >>> 0 || 1;
+  let i = 0;
+  for (; i + 4 <= size; i += 4) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    buf.writeUInt32LE(x >>> 0, i);
+  }
+  for (; i < size; i++) buf[i] = i & 0xff;
+  return buf;
+}
