@@ -1,0 +1,111 @@
+/**
+ * Command line of `npm run bench -- [options]`. Sizes default to the issue's figures; --quick picks
+ * small ones for a smoke run. Sizes can also be set one by one (the smoke test uses tiny ones).
+ */
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import type { BenchOptions } from './types.js';
+
+export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'raw-small', 'small-seq', 'small-concurrent'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** Which baseline each scenario is judged against (run automatically when the scenario is chosen). */
+export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
+  large: 'raw-copy',
+  'large-tls': 'raw-copy',
+  'large-digest': 'raw-copy',
+  'small-seq': 'raw-small',
+};
+
+export const USAGE = `usage: npm run bench -- [options]
+
+  --quick                 small sizes (64 MiB, 100 + 200 small files): a smoke run in well under a minute
+  --only NAME[,NAME...]   run these scenarios (and their baselines); a prefix selects a group:
+                          raw, large, small, or one of: ${SCENARIOS.join(', ')}
+  --large-mb N            size of the large file in MiB (default 1024)
+  --small-kb N            size of each small file in KB of 1000 bytes (default 250)
+  --small-count N         files of the sequential small scenarios (default 500)
+  --concurrent-count N    files of the concurrent scenario (default 2000)
+  --concurrency N         transfers in flight in the concurrent scenario (default 16)
+  --sync                  raw baselines fdatasync each received file before acknowledging it
+  --results DIR           where the JSON result goes (default bench/results)
+  --work DIR              where the temporary files are made (default the system temp dir)
+  --keep                  keep the temporary files
+  --help                  this text
+`;
+
+export class ArgsError extends Error {}
+
+const MiB = 1024 * 1024;
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n <= 0) throw new ArgsError(`${flag} expects a positive integer, got ${value ?? 'nothing'}`);
+  return n;
+}
+
+/** Expands names and prefixes to scenario names, in the canonical order, baselines included. */
+export function selectScenarios(only: string[]): ScenarioName[] {
+  if (only.length === 0) return [...SCENARIOS];
+  const chosen = new Set<ScenarioName>();
+  for (const want of only) {
+    const hits = SCENARIOS.filter((s) => s === want || s.startsWith(`${want}-`));
+    if (hits.length === 0) throw new ArgsError(`--only: unknown scenario ${want} (known: ${SCENARIOS.join(', ')})`);
+    for (const h of hits) {
+      chosen.add(h);
+      // A ratio is only meaningful against a baseline of the same run (issue: noisy shared machines).
+      const base = BASELINE_OF[h];
+      if (base !== undefined) chosen.add(base);
+    }
+  }
+  return SCENARIOS.filter((s) => chosen.has(s));
+}
+
+export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
+  const opts: BenchOptions = {
+    quick: false,
+    only: [],
+    largeBytes: 1024 * MiB,
+    smallBytes: 250_000,
+    smallCount: 500,
+    concurrentCount: 2000,
+    concurrency: 16,
+    sync: false,
+    resultsDir: resolve(cwd, 'bench/results'),
+    workRoot: tmpdir(),
+    keep: false,
+  };
+  const explicit = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const next = (): string | undefined => argv[++i];
+    switch (flag) {
+      case '--help': case '-h': return 'help';
+      case '--quick': opts.quick = true; break;
+      case '--only': {
+        const v = next();
+        if (v === undefined) throw new ArgsError('--only expects a scenario name');
+        opts.only.push(...v.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+        break;
+      }
+      case '--large-mb': opts.largeBytes = positiveInt(flag, next()) * MiB; explicit.add('large'); break;
+      case '--small-kb': opts.smallBytes = positiveInt(flag, next()) * 1000; break;
+      case '--small-count': opts.smallCount = positiveInt(flag, next()); explicit.add('small'); break;
+      case '--concurrent-count': opts.concurrentCount = positiveInt(flag, next()); explicit.add('concurrent'); break;
+      case '--concurrency': opts.concurrency = positiveInt(flag, next()); break;
+      case '--sync': opts.sync = true; break;
+      case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
+      case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
+      case '--keep': opts.keep = true; break;
+      default: throw new ArgsError(`unknown option ${flag}\n\n${USAGE}`);
+    }
+  }
+  if (opts.quick) {
+    // Explicit sizes win over --quick so a smoke run can be made even smaller.
+    if (!explicit.has('large')) opts.largeBytes = 64 * MiB;
+    if (!explicit.has('small')) opts.smallCount = 100;
+    if (!explicit.has('concurrent')) opts.concurrentCount = 200;
+  }
+  selectScenarios(opts.only); // validates the names early
+  return opts;
+}

@@ -1,0 +1,140 @@
+/**
+ * Ratios, targets (the issue's figures, each PASS / MISS / SKIP) and the printed tables.
+ */
+import { BASELINE_OF, type ScenarioName } from './args.js';
+import type { BenchRun, ScenarioResult, TargetResult } from './types.js';
+
+const MB = 1e6;
+/** Peak RSS allowed for each svc host during any scenario (issue: 250 MB). */
+export const RSS_LIMIT_BYTES = 250 * MB;
+/** Allowed RSS growth between the first and the last window of small transfers. */
+export const RSS_GROWTH_LIMIT = 0.1;
+
+/** Fills `baseline` and `ratio` of each scenario whose baseline ran in the same run. */
+export function addRatios(results: ScenarioResult[]): void {
+  const byName = new Map(results.map((r) => [r.name, r]));
+  for (const r of results) {
+    const baseName = BASELINE_OF[r.name as ScenarioName];
+    if (baseName === undefined) continue;
+    r.baseline = baseName;
+    const b = byName.get(baseName);
+    if (r.status === 'ok' && b?.status === 'ok' && b.value > 0) r.ratio = r.value / b.value;
+  }
+}
+
+function skip(name: string, rule: string, threshold: number, reason: string): TargetResult {
+  return { name, rule, status: 'SKIP', threshold, reason };
+}
+
+function atLeast(name: string, rule: string, measured: number, threshold: number): TargetResult {
+  return { name, rule, status: measured >= threshold ? 'PASS' : 'MISS', measured, threshold };
+}
+
+function whyNot(r: ScenarioResult | undefined, name: string): string {
+  if (r === undefined) return `${name} not run`;
+  return `${name} ${r.status}${r.reason === undefined ? '' : `: ${r.reason}`}`;
+}
+
+function ratioTarget(results: Map<string, ScenarioResult>, name: ScenarioName, threshold: number): TargetResult {
+  const base = BASELINE_OF[name] as string;
+  const rule = `${name} >= ${threshold} x ${base}`;
+  const r = results.get(name);
+  if (r?.ratio === undefined) return skip(`${name}-ratio`, rule, threshold, r?.status === 'ok' ? whyNot(results.get(base), base) : whyNot(r, name));
+  return atLeast(`${name}-ratio`, rule, r.ratio, threshold);
+}
+
+function rateTarget(results: Map<string, ScenarioResult>, name: ScenarioName, threshold: number): TargetResult {
+  const rule = `${name} >= ${threshold} transfers/s`;
+  const r = results.get(name);
+  if (r?.status !== 'ok') return skip(`${name}-rate`, rule, threshold, whyNot(r, name));
+  return atLeast(`${name}-rate`, rule, r.value, threshold);
+}
+
+const SVC: ScenarioName[] = ['large', 'large-tls', 'large-digest', 'small-seq', 'small-concurrent'];
+
+function rssTarget(results: Map<string, ScenarioResult>): TargetResult {
+  const rule = `peak RSS of each svc host <= ${RSS_LIMIT_BYTES / MB} MB`;
+  let worst: { bytes: number; where: string } | undefined;
+  for (const name of SVC) {
+    const r = results.get(name);
+    if (r?.status !== 'ok') continue;
+    for (const p of r.processes) if (worst === undefined || p.peakRssBytes > worst.bytes) worst = { bytes: p.peakRssBytes, where: `${name} ${p.role}` };
+  }
+  if (worst === undefined) return skip('peak-rss', rule, RSS_LIMIT_BYTES, 'no svc scenario ran');
+  const t: TargetResult = { name: 'peak-rss', rule, status: worst.bytes <= RSS_LIMIT_BYTES ? 'PASS' : 'MISS', measured: worst.bytes, threshold: RSS_LIMIT_BYTES };
+  t.reason = `highest: ${worst.where}`;
+  return t;
+}
+
+function growthTarget(results: Map<string, ScenarioResult>): TargetResult {
+  const rule = `RSS growth first -> last ${'window'} of small transfers <= ${RSS_GROWTH_LIMIT * 100}%`;
+  let worst: { growth: number; where: string } | undefined;
+  for (const name of ['small-seq', 'small-concurrent'] as const) {
+    const r = results.get(name);
+    if (r?.status !== 'ok' || r.rssGrowth === undefined) continue;
+    for (const g of r.rssGrowth) {
+      if (worst === undefined || g.growth > worst.growth) worst = { growth: g.growth, where: `${name} ${g.role}, windows of ${g.window}` };
+    }
+  }
+  if (worst === undefined) return skip('rss-growth', rule, RSS_GROWTH_LIMIT, 'no small svc scenario with RSS windows ran');
+  return { name: 'rss-growth', rule, status: worst.growth <= RSS_GROWTH_LIMIT ? 'PASS' : 'MISS', measured: worst.growth, threshold: RSS_GROWTH_LIMIT, reason: worst.where };
+}
+
+export function evaluateTargets(list: ScenarioResult[]): TargetResult[] {
+  const results = new Map(list.map((r) => [r.name, r]));
+  return [
+    ratioTarget(results, 'large', 0.6),
+    ratioTarget(results, 'large-tls', 0.4),
+    ratioTarget(results, 'large-digest', 0.5),
+    ratioTarget(results, 'small-seq', 0.3),
+    rateTarget(results, 'small-seq', 150),
+    rateTarget(results, 'small-concurrent', 400),
+    rssTarget(results),
+    growthTarget(results),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const [head, ...body] = rows;
+  return [line(head ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+function scenarioRow(r: ScenarioResult): string[] {
+  if (r.status !== 'ok') return [r.name, '-', r.unit, '-', '-', '-', `${r.status}: ${r.reason ?? ''}`];
+  const ratio = r.ratio === undefined ? '-' : `${fmt(r.ratio, 2)} x ${r.baseline ?? ''}`;
+  const cpu = r.processes.map((p) => `${p.role} ${fmt(p.cpuSeconds)}`).join(', ');
+  const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
+  const size = r.unit === 'MB/s' ? `${fmt(r.bytes / MB, 0)} MB in ${fmt(r.seconds, 2)} s` : `${r.files} files in ${fmt(r.seconds, 2)} s`;
+  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size];
+}
+
+function measuredText(t: TargetResult): string {
+  if (t.measured === undefined) return '-';
+  if (t.name === 'peak-rss') return `${fmt(t.measured / MB, 0)} MB`;
+  if (t.name === 'rss-growth') return `${fmt(t.measured * 100)}%`;
+  return fmt(t.measured, 2);
+}
+
+export function formatRun(run: BenchRun): string {
+  const m = run.machine;
+  const head =
+    `svc-r66 bench ${run.startedAt}${run.options.quick ? ' (--quick: smaller sizes, figures indicative only)' : ''}\n` +
+    `machine: ${m.cores} cores ${m.cpuModel}, ${fmt(m.memoryBytes / 2 ** 30)} GiB, node ${m.node}, ${m.kernel}, ` +
+    `disk ${m.disk.device} (${m.disk.fsType}), load ${m.loadAverage.join(' ')}\n`;
+  const scenarios = table([
+    ['scenario', 'result', 'unit', 'ratio', 'CPU s', 'peak RSS MB', 'details'],
+    ...run.scenarios.map(scenarioRow),
+  ]);
+  const targets = table([
+    ['target', 'status', 'measured', 'note'],
+    ...run.targets.map((t) => [t.rule, t.status, measuredText(t), t.reason ?? '']),
+  ]);
+  return `${head}\n${scenarios}\n\n${targets}\n`;
+}

@@ -1,0 +1,70 @@
+/**
+ * What a scenario gets (options, fixtures, its scratch folder) and the small helpers that turn a
+ * measurement into a ScenarioResult, so every scenario reports in the same units.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScenarioName } from './args.js';
+import type { Fixtures } from './fixtures.js';
+import type { BenchOptions, ProcessUsage, RssGrowth, ScenarioResult } from './types.js';
+
+export interface ScenarioContext {
+  opts: BenchOptions;
+  fixtures: Fixtures;
+  /** The run's temporary folder (fixtures, homes, received files). */
+  workDir: string;
+  /** Prints a progress line (stderr, so stdout stays the table). */
+  log(line: string): void;
+}
+
+export type Scenario = (ctx: ScenarioContext) => Promise<ScenarioResult>;
+
+export interface Measured {
+  seconds: number;
+  bytes: number;
+  files: number;
+  processes: ProcessUsage[];
+  rssGrowth?: RssGrowth[];
+}
+
+const MB = 1e6;
+
+export const DESCRIPTIONS: Record<ScenarioName, string> = {
+  'raw-tcp': 'memory to memory, loopback TCP, two processes',
+  'raw-copy': 'file read, loopback TCP, file written; no protocol, no hash',
+  large: 'svc send, whole-file SHA-256, no TLS',
+  'large-tls': 'svc send, whole-file SHA-256, TLS',
+  'large-digest': 'svc send, per-block digest (-md5) + whole-file SHA-256',
+  'raw-small': 'files one after another on one TCP connection, acked after close',
+  'small-seq': 'svc msend, one after another',
+  'small-concurrent': 'svc, submitted at once, limited in flight',
+};
+
+function base(name: ScenarioName, unit: ScenarioResult['unit']): ScenarioResult {
+  return { name, description: DESCRIPTIONS[name], status: 'ok', unit, value: 0, bytes: 0, files: 0, seconds: 0, processes: [] };
+}
+
+export function throughput(name: ScenarioName, m: Measured): ScenarioResult {
+  return { ...base(name, 'MB/s'), ...m, value: m.bytes / MB / m.seconds };
+}
+
+export function rate(name: ScenarioName, m: Measured): ScenarioResult {
+  return { ...base(name, 'transfers/s'), ...m, value: m.files / m.seconds };
+}
+
+export function unitOf(name: ScenarioName): ScenarioResult['unit'] {
+  return name === 'raw-small' || name.startsWith('small') ? 'transfers/s' : 'MB/s';
+}
+
+/** A scenario that did not run, with the reason shown in the table (never dropped silently). */
+export function notRun(name: ScenarioName, status: 'skipped' | 'failed', reason: string): ScenarioResult {
+  return { ...base(name, unitOf(name)), status, reason };
+}
+
+/** A fresh, empty folder inside the run's temporary folder. */
+export function scratch(ctx: ScenarioContext, name: string): string {
+  const dir = join(ctx.workDir, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,120 @@
+/**
+ * The shapes the benchmark produces: one ScenarioResult per scenario, the evaluated targets, and the
+ * whole run as written to bench/results/*.json. Kept free of behaviour so the smoke test and any
+ * later tooling can rely on them.
+ */
+
+/** Resource use of one process (a host, a raw peer, a client) while a scenario ran. */
+export interface ProcessUsage {
+  /** What the process was in the scenario: 'sender', 'receiver', 'host-a', 'host-b', 'client'. */
+  role: string;
+  pid: number;
+  /** User + system CPU time used during the scenario, in seconds. */
+  cpuSeconds: number;
+  /** Highest resident set size seen during the scenario, in bytes. */
+  peakRssBytes: number;
+}
+
+export type ScenarioStatus = 'ok' | 'skipped' | 'failed';
+
+export interface ScenarioResult {
+  name: string;
+  /** One line for the table: what was moved and how. */
+  description: string;
+  status: ScenarioStatus;
+  /** Why a scenario was skipped or failed; printed in the table, never dropped. */
+  reason?: string;
+  unit: 'MB/s' | 'transfers/s';
+  /** Throughput in MB/s (10^6 bytes) or transfers per second; 0 when not ok. */
+  value: number;
+  /** The scenario this one is compared with (raw-copy, raw-small), when it has one. */
+  baseline?: string;
+  /** value / baseline value, when both ran. */
+  ratio?: number;
+  bytes: number;
+  files: number;
+  seconds: number;
+  processes: ProcessUsage[];
+  /**
+   * Small-file scenarios with enough transfers: peak RSS per process during the first and the last
+   * half (or thousand) of the transfers, and the growth between them.
+   */
+  rssGrowth?: RssGrowth[];
+}
+
+export interface RssGrowth {
+  role: string;
+  firstBytes: number;
+  lastBytes: number;
+  /** lastBytes / firstBytes - 1. */
+  growth: number;
+  /** How many transfers each window covered. */
+  window: number;
+}
+
+export type TargetStatus = 'PASS' | 'MISS' | 'SKIP';
+
+export interface TargetResult {
+  name: string;
+  /** The rule as the issue states it, e.g. "large >= 0.6 x raw-copy". */
+  rule: string;
+  status: TargetStatus;
+  /** The measured figure compared with the threshold (a ratio, a rate, bytes), absent when skipped. */
+  measured?: number;
+  threshold: number;
+  reason?: string;
+}
+
+export interface MachineInfo {
+  hostname: string;
+  cores: number;
+  cpuModel: string;
+  memoryBytes: number;
+  node: string;
+  platform: string;
+  kernel: string;
+  /** The disk the benchmark files live on. */
+  disk: DiskInfo;
+  /** 1-minute load average when the run started: a hint of how noisy the machine was. */
+  loadAverage: number[];
+}
+
+export interface DiskInfo {
+  path: string;
+  device: string;
+  fsType: string;
+  totalBytes: number;
+  freeBytes: number;
+  /** From /sys/block/<dev>/queue/rotational; undefined when not found (virtual devices). */
+  rotational?: boolean;
+}
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Scenario names to run; empty = all. */
+  only: string[];
+  /** Size of the large file in bytes. */
+  largeBytes: number;
+  smallBytes: number;
+  smallCount: number;
+  concurrentCount: number;
+  concurrency: number;
+  /** fdatasync each received file before acknowledging it (raw baselines); see docs/performance.md. */
+  sync: boolean;
+  /** Where the JSON goes. */
+  resultsDir: string;
+  /** Where the test files and homes are made (a fresh temporary folder under it). */
+  workRoot: string;
+  /** Keep the temporary folder (for inspection). */
+  keep: boolean;
+}
+
+export interface BenchRun {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  options: BenchOptions;
+  machine: MachineInfo;
+  scenarios: ScenarioResult[];
+  targets: TargetResult[];
+}

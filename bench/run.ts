@@ -1,0 +1,112 @@
+/**
+ * `npm run bench`: runs the chosen scenarios one after another on this machine, prints the table
+ * and the targets, and writes the whole run as JSON under bench/results/. See docs/performance.md.
+ *
+ * Exit code: 0 when every chosen scenario ran or was skipped with a reason (a MISS is a result, not
+ * an error), 1 when a scenario failed, 2 on a bad command line.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ArgsError, parseArgs, selectScenarios, USAGE, type ScenarioName } from './lib/args.js';
+import { makeFixtures } from './lib/fixtures.js';
+import { describeMachine } from './lib/machine.js';
+import { addRatios, evaluateTargets, formatRun } from './lib/report.js';
+import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
+import type { BenchOptions, BenchRun, ScenarioResult } from './lib/types.js';
+import { rawCopy, rawSmall, rawTcp } from './raw/scenarios.js';
+import { SVC_SCENARIOS, type SvcSuite } from './svc/scenarios.js';
+
+const RAW: Partial<Record<ScenarioName, Scenario>> = { 'raw-tcp': rawTcp, 'raw-copy': rawCopy, 'raw-small': rawSmall };
+
+function log(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+function fixtureNeeds(names: ScenarioName[], opts: BenchOptions): { large: boolean; smallCount: number } {
+  const has = (n: ScenarioName): boolean => names.includes(n);
+  const large = has('raw-copy') || names.some((n) => n.startsWith('large'));
+  let smallCount = has('raw-small') || has('small-seq') ? opts.smallCount : 0;
+  if (has('small-concurrent')) smallCount = Math.max(smallCount, opts.concurrentCount);
+  return { large, smallCount };
+}
+
+async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  // The svc hosts are started once, on first use, and shared by the svc scenarios.
+  let svc: SvcSuite | undefined;
+  try {
+    for (const name of names) {
+      log(`${name}: running`);
+      let result: ScenarioResult;
+      try {
+        const raw = RAW[name];
+        if (raw !== undefined) {
+          result = await raw(ctx);
+        } else {
+          svc ??= await SVC_SCENARIOS.open(ctx);
+          result = await svc.run(name, ctx);
+        }
+      } catch (err) {
+        result = notRun(name, 'failed', err instanceof Error ? err.message : String(err));
+      }
+      log(`${name}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
+      results.push(result);
+    }
+  } finally {
+    await svc?.close();
+  }
+  return results;
+}
+
+async function main(): Promise<number> {
+  let opts: BenchOptions | 'help';
+  try {
+    opts = parseArgs(process.argv.slice(2), process.cwd());
+  } catch (err) {
+    if (!(err instanceof ArgsError)) throw err;
+    process.stderr.write(`bench: ${err.message}\n`);
+    return 2;
+  }
+  if (opts === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const names = selectScenarios(opts.only);
+  mkdirSync(opts.workRoot, { recursive: true });
+  const workDir = mkdtempSync(join(opts.workRoot, 'svc-bench-'));
+  const cleanup = (): void => {
+    if (!opts.keep) rmSync(workDir, { recursive: true, force: true });
+  };
+  // An interrupted run must not leave a 1 GiB file behind.
+  const onSignal = (): void => {
+    cleanup();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const startedAt = new Date().toISOString();
+    const machine = describeMachine(workDir);
+    log(`work folder ${workDir}; making the files`);
+    const fixtures = await makeFixtures(join(workDir, 'fixtures'), fixtureNeeds(names, opts), opts);
+    const scenarios = await runScenarios(names, { opts, fixtures, workDir, log });
+    addRatios(scenarios);
+    const run: BenchRun = { schema: 1, startedAt, finishedAt: new Date().toISOString(), options: opts, machine, scenarios, targets: evaluateTargets(scenarios) };
+    process.stdout.write(formatRun(run));
+    mkdirSync(opts.resultsDir, { recursive: true });
+    const file = join(opts.resultsDir, `${startedAt.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);
+    writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
+    process.stdout.write(`\nresults: ${file}\n`);
+    return scenarios.some((s) => s.status === 'failed') ? 1 : 0;
+  } finally {
+    cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

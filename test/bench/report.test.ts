@@ -1,0 +1,66 @@
+// Scenario selection and target evaluation of the benchmark on made-up results (no measurement).
+import { describe, expect, it } from 'vitest';
+import { ArgsError, parseArgs, selectScenarios } from '../../bench/lib/args.js';
+import { addRatios, evaluateTargets } from '../../bench/lib/report.js';
+import type { ScenarioResult } from '../../bench/lib/types.js';
+
+function result(name: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
+  const unit = name.includes('small') ? 'transfers/s' : 'MB/s';
+  return { name, description: '', status: 'ok', unit, value, bytes: 1, files: 1, seconds: 1, processes: [], ...extra };
+}
+
+const host = (role: string, mb: number): ScenarioResult['processes'][number] => ({ role, pid: 1, cpuSeconds: 1, peakRssBytes: mb * 1e6 });
+
+describe('bench --only', () => {
+  it('selects a group by prefix and adds the baselines the targets need', () => {
+    expect(selectScenarios(['raw'])).toEqual(['raw-tcp', 'raw-copy', 'raw-small']);
+    expect(selectScenarios(['large'])).toEqual(['raw-copy', 'large', 'large-tls', 'large-digest']);
+    expect(selectScenarios(['small-seq'])).toEqual(['raw-small', 'small-seq']);
+    expect(selectScenarios(['small-concurrent'])).toEqual(['small-concurrent']);
+    expect(selectScenarios([])).toHaveLength(8);
+  });
+
+  it('refuses unknown names and bad sizes with a message naming them', () => {
+    expect(() => selectScenarios(['huge'])).toThrow(/unknown scenario huge/);
+    expect(() => parseArgs(['--large-mb', 'x'], '/')).toThrow(ArgsError);
+    expect(() => parseArgs(['--frob'], '/')).toThrow(/unknown option --frob/);
+  });
+
+  it('--quick shrinks the sizes unless given explicitly', () => {
+    const quick = parseArgs(['--quick'], '/');
+    const mixed = parseArgs(['--quick', '--small-count', '7'], '/');
+    expect(quick).toMatchObject({ quick: true, largeBytes: 64 * 1024 * 1024, smallCount: 100, concurrentCount: 200 });
+    expect(mixed).toMatchObject({ smallCount: 7, concurrentCount: 200 });
+  });
+});
+
+describe('bench targets', () => {
+  it('judges ratios against the baseline of the same run, and rates and memory absolutely', () => {
+    const results = [
+      result('raw-copy', 1000),
+      result('large', 700, { processes: [host('client', 120), host('host-b', 90)] }),
+      result('large-tls', 300, { processes: [host('client', 260)] }),
+      result('raw-small', 500),
+      result('small-seq', 160),
+      result('small-concurrent', 390, { rssGrowth: [{ role: 'host-b', firstBytes: 100, lastBytes: 105, window: 1000, growth: 0.05 }] }),
+    ];
+    addRatios(results);
+    expect(results[1]?.ratio).toBeCloseTo(0.7);
+    const targets = Object.fromEntries(evaluateTargets(results).map((t) => [t.name, t]));
+    expect(targets['large-ratio']?.status).toBe('PASS');
+    expect(targets['large-tls-ratio']?.status).toBe('MISS');
+    expect(targets['large-digest-ratio']).toMatchObject({ status: 'SKIP', reason: 'large-digest not run' });
+    expect(targets['small-seq-ratio']).toMatchObject({ status: 'PASS', measured: 0.32 });
+    expect(targets['small-seq-rate']?.status).toBe('PASS');
+    expect(targets['small-concurrent-rate']?.status).toBe('MISS');
+    expect(targets['peak-rss']).toMatchObject({ status: 'MISS', measured: 260e6, reason: 'highest: large-tls client' });
+    expect(targets['rss-growth']?.status).toBe('PASS');
+  });
+
+  it('a skipped scenario skips its targets with its reason', () => {
+    const results = [result('raw-copy', 1000), { ...result('large', 0), status: 'skipped' as const, reason: 'engine not ready' }];
+    addRatios(results);
+    const large = evaluateTargets(results).find((t) => t.name === 'large-ratio');
+    expect(large).toMatchObject({ status: 'SKIP', reason: 'large skipped: engine not ready' });
+  });
+});
