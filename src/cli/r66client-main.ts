@@ -4,6 +4,8 @@
  */
 import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand, type DbCommandContext } from './db-commands.js';
 import { CLIENT_NETWORK_COMMANDS } from './client-commands.js';
+import { configExportCommand, configExportTool } from './client-config-export.js';
+import { logExportCommand, logExportTool, logExtendedExportTool } from './client-log-export.js';
 import { dispatch, type CommandHandler } from './dispatch.js';
 import { selectInstance } from './instance.js';
 import { processIo } from './io.js';
@@ -16,6 +18,12 @@ const COMMANDS: Record<string, CommandHandler<DbCommandContext>> = {
   loadrule: loadruleCommand,
   loadconf: loadconfCommand,
   ...CLIENT_NETWORK_COMMANDS,
+  'log-export': logExportCommand,
+  'config-export': configExportCommand,
+  // The original's entry points (cli.md §5.3), with the tools' own exit codes.
+  LogExport: logExportTool,
+  LogExtendedExport: logExtendedExportTool,
+  ConfigExport: configExportTool,
 };
 
 runMain('svc-r66client', processIo, async () => {

@@ -24,6 +24,8 @@ export const SERVER_COMMANDS: CommandHelp[] = [
 
 export const CLIENT_COMMANDS: CommandHelp[] = [
   ...CLIENT_TRANSFER_HELP,
+  { synopsis: 'log-export [-purge] [-clean] [-start D] [-stop D] [-host H] [FILTERS]', summary: "export (and purge) a server's transfer history into its arch directory" },
+  { synopsis: 'config-export -hosts|-rules [-business] [-alias] [-roles] [-host H]', summary: "export a server's configuration into its arch directory" },
   { synopsis: 'initdb [OPTIONS]', summary: 'create or upgrade the database, optionally load files (see below)' },
   { synopsis: 'loadconf', summary: 'load authent.xml and the rule files of CONFDIR into the database' },
   { synopsis: 'loadauth FILE', summary: 'load partners from an authent.xml file into the database' },

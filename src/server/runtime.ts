@@ -7,14 +7,21 @@
  * The configuration and the cryptokey are loaded before the runtime exists (`loadServerConfig`),
  * so a bad file stops the start before anything is opened. Further components (the R66 listener,
  * HTTP, the transfer scheduler) are added with one line in `components.ts`.
+ *
+ * `restart()` (REST v2 restart, R66 shutdown with restart) stops everything in order, reads the
+ * configuration files again and starts a fresh set of components in the same process
+ * (docs/decisions/0012-in-process-restart.md).
  */
 import type { Logger } from 'pino';
-import type { ServerConfig } from '../config/index.js';
+import { loadServerConfig, type ServerConfig } from '../config/index.js';
+import { adminExportHandlers } from '../net/commands/admin-exports.js';
+import { R66Network } from '../net/network.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
+import { adminExportSource } from './admin-exports.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
-import { Lifecycle } from './lifecycle.js';
+import { describe as describeError, Lifecycle } from './lifecycle.js';
 
 /** A start-up failure the operator can fix (missing own partner entry, database not initialised). */
 export class ServerStartError extends Error {
@@ -25,22 +32,46 @@ export class ServerStartError extends Error {
 }
 
 export class ServerRuntime {
-  readonly lifecycle: Lifecycle;
+  private currentConfig: ServerConfig;
+  private currentLifecycle: Lifecycle;
+  /** Components added with `add()`: kept so that a restart puts them back. */
+  private readonly added: Component[] = [];
   private currentStore: Store | undefined;
   private stopped: Promise<void> | undefined;
+  private restarting: Promise<void> | undefined;
+  private startCount = 0;
+  private startedAtValue: Date | undefined;
 
   constructor(
-    readonly config: ServerConfig,
+    config: ServerConfig,
     readonly log: Logger,
   ) {
-    this.lifecycle = new Lifecycle(log);
-    this.lifecycle.add(this.databaseComponent());
-    this.lifecycle.add(this.identityComponent());
-    for (const component of extraComponents(this)) this.lifecycle.add(component);
+    this.currentConfig = config;
+    this.currentLifecycle = this.buildLifecycle();
+  }
+
+  /** The configuration in force (read again by each restart). */
+  get config(): ServerConfig {
+    return this.currentConfig;
+  }
+
+  /** The components of the current run (a restart builds a new set). */
+  get lifecycle(): Lifecycle {
+    return this.currentLifecycle;
   }
 
   get hostId(): string {
     return this.config.hostId;
+  }
+
+  /** When the current run started (a restart resets it); undefined before the first start. */
+  get startedAt(): Date | undefined {
+    return this.startedAtValue;
+  }
+
+  /** How many times the components were started in this process (1 + restarts). */
+  get starts(): number {
+    return this.startCount;
   }
 
   /** The open store; only between start and stop. */
@@ -51,20 +82,78 @@ export class ServerRuntime {
 
   /** Adds a component after the built-in ones; only before `start()`. */
   add(component: Component): this {
-    this.lifecycle.add(component);
+    this.currentLifecycle.add(component);
+    this.added.push(component);
     return this;
   }
 
   /** Starts every component in order; on failure the started ones are stopped and it throws. */
   async start(): Promise<void> {
     for (const warning of this.config.warnings) this.log.warn({ file: this.config.file }, warning);
-    await this.lifecycle.start();
+    await this.currentLifecycle.start();
+    this.startCount++;
+    this.startedAtValue = new Date();
   }
 
-  /** Ordered stop in reverse; idempotent, never throws. */
+  /** Ordered stop in reverse (after a restart in progress); idempotent, never throws. */
   stop(): Promise<void> {
-    this.stopped ??= this.lifecycle.stop();
+    this.stopped ??= (async () => {
+      await this.restarting?.catch(() => undefined);
+      await this.currentLifecycle.stop();
+    })();
     return this.stopped;
+  }
+
+  /**
+   * Stops every component in order (running transfers end with Shutdown and resume from their
+   * saved rank at the next start), reads server.xml again and starts a new set of components.
+   * A configuration that no longer loads is reported and the previous one is kept, so a typo
+   * does not take the server down. Rejects when the new start fails (nothing runs then: the
+   * caller ends the process). Concurrent calls share one restart; after `stop()` it rejects.
+   */
+  restart(): Promise<void> {
+    if (this.stopped !== undefined) return Promise.reject(new Error('the server is stopping'));
+    this.restarting ??= this.restartOnce().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
+  private async restartOnce(): Promise<void> {
+    this.log.warn({ hostid: this.hostId }, 'server restart: stopping');
+    await this.currentLifecycle.stop();
+    try {
+      this.currentConfig = await loadServerConfig(this.currentConfig.file);
+    } catch (err) {
+      this.log.error({ file: this.currentConfig.file, err: describeError(err) }, 'server restart: the configuration cannot be read again; the previous one is kept');
+    }
+    this.currentLifecycle = this.buildLifecycle();
+    for (const component of this.added) this.currentLifecycle.add(component);
+    // A stop() that arrived during the restart wins: nothing is started again.
+    if (this.stopped !== undefined) return;
+    await this.start();
+    this.log.warn({ hostid: this.hostId, starts: this.startCount }, 'server restarted');
+  }
+
+  /**
+   * The built-in components for the current configuration. The export orders of the R66 network
+   * (history and configuration, r66-protocol.md §9.11) are registered here, before the transfer
+   * engine registers its own orders on top of them at its start.
+   */
+  private buildLifecycle(): Lifecycle {
+    const lifecycle = new Lifecycle(this.log);
+    lifecycle.add(this.databaseComponent());
+    lifecycle.add(this.identityComponent());
+    for (const component of extraComponents(this)) {
+      if (component instanceof R66Network) {
+        const { handlers } = component;
+        const admin = adminExportHandlers(adminExportSource(this.config, () => this.store, this.log), handlers.get('valid'), handlers.get('jsonCommand'));
+        handlers.register('valid', admin.valid);
+        handlers.register('jsonCommand', admin.jsonCommand);
+      }
+      lifecycle.add(component);
+    }
+    return lifecycle;
   }
 
   /** How long a graceful stop may take (the original's shutdown hook uses `limit/timeoutcon`). */

@@ -1,0 +1,119 @@
+/**
+ * Export orders sent to a server (r66-protocol.md §9.11, history.md §4.1, §5.2): the transfer
+ * history (legacy Valid 16/17 or JSON LogJsonPacket) and the configuration (JSON
+ * ConfigExportJsonPacket, legacy Valid 11 towards partners without JSON). The answer's code tells
+ * success (`O`...) from failure; a failure is an R66Error carrying that code.
+ */
+import { ErrorCode, parseErrorCode, SUCCESS_ANSWER_CHARS } from '../model/error-code.js';
+import { R66Error } from '../net/errors.js';
+import { unexpected } from '../net/commands/unexpected.js';
+import type { ConnectionPool } from '../net/pool.js';
+import { newJsonCommand, PacketType, type JsonCommandPacket, type Packet } from '../protocol/index.js';
+import { formatRunnerTimestamp } from '../store/index.js';
+
+async function exchange(pool: ConnectionPool, partnerId: string, request: Packet, timeoutMs: number): Promise<Packet> {
+  const { channel } = await pool.openChannel(partnerId);
+  try {
+    await channel.send(request);
+    return await channel.receive(timeoutMs, 'the answer to the export order');
+  } finally {
+    channel.close();
+  }
+}
+
+/** The answer's code; throws when it is not a success code. */
+function checkCode(char: string, text: string): void {
+  if (SUCCESS_ANSWER_CHARS.has(char)) return;
+  const code = parseErrorCode(char);
+  throw new R66Error(text.length > 0 ? text : `the server answered ${code.name}`, code);
+}
+
+export interface HistoryExportOrder {
+  purge: boolean;
+  start?: Date;
+  stop?: Date;
+  /** Extended filters: any of them (or `json`) sends the JSON form (history.md §4.1). */
+  extended?: {
+    clean: boolean;
+    startId?: string;
+    stopId?: string;
+    rule?: string;
+    request?: string;
+    pending: boolean;
+    transfer: boolean;
+    done: boolean;
+    error: boolean;
+  };
+}
+
+export interface HistoryExportAnswer {
+  /** The file written on the server (its own path). */
+  file: string;
+  purged: number;
+  /** Known only from the JSON answer. */
+  exported?: number;
+}
+
+/** Sends the history export order; resolves with the server's file and counts. */
+export async function exportHistory(pool: ConnectionPool, partnerId: string, order: HistoryExportOrder, timeoutMs = 30_000): Promise<HistoryExportAnswer> {
+  const subType = order.purge ? PacketType.LOGPURGE : PacketType.LOG;
+  const ext = order.extended;
+  if (ext === undefined) {
+    const answer = await exchange(pool, partnerId, {
+      kind: 'valid', subType,
+      header: order.start ? formatRunnerTimestamp(order.start) : '',
+      middle: order.stop ? formatRunnerTimestamp(order.stop) : '',
+    }, timeoutMs);
+    if (answer.kind !== 'valid' || answer.subType !== PacketType.REQUESTUSER) throw unexpected(answer, 'the answer to the export order');
+    checkCode(answer.middle, answer.header);
+    // "<file> <purged>": the file name may hold spaces, the count is the last word.
+    const cut = answer.header.lastIndexOf(' ');
+    const count = cut < 0 ? NaN : Number(answer.header.slice(cut + 1));
+    return Number.isInteger(count) ? { file: answer.header.slice(0, cut), purged: count } : { file: answer.header, purged: 0 };
+  }
+  const command = newJsonCommand('LogJsonPacket', {
+    requestUserPacket: subType, purge: order.purge, clean: ext.clean,
+    statuspending: ext.pending, statustransfer: ext.transfer, statusdone: ext.done, statuserror: ext.error,
+    rule: ext.rule ?? null, request: ext.request ?? null, start: order.start?.getTime() ?? null, stop: order.stop?.getTime() ?? null,
+    startid: ext.startId ?? null, stopid: ext.stopId ?? null,
+  });
+  const answer = await exchange(pool, partnerId, { kind: 'jsonCommand', command, result: '', subType }, timeoutMs);
+  const json = jsonAnswer(answer);
+  checkCode(json.result, '');
+  const res = json.command;
+  if (res === null || res.jsonClass !== 'LogResponseJsonPacket') throw new R66Error('the server answered without a LogResponseJsonPacket', ErrorCode.Internal);
+  return { file: res.filename ?? '', purged: Number(res.purged), exported: Number(res.exported) };
+}
+
+function jsonAnswer(answer: Packet): JsonCommandPacket {
+  if (answer.kind !== 'jsonCommand' || answer.subType !== PacketType.REQUESTUSER) throw unexpected(answer, 'the answer to the export order');
+  return answer;
+}
+
+export interface ConfigExportOrder {
+  hosts: boolean;
+  rules: boolean;
+  business: boolean;
+  aliases: boolean;
+  roles: boolean;
+}
+
+export interface ConfigExportAnswer {
+  hosts: string | null;
+  rules: string | null;
+  business: string | null;
+  aliases: string | null;
+  roles: string | null;
+}
+
+/** Sends the configuration export order (JSON form, history.md §5.2). */
+export async function exportConfiguration(pool: ConnectionPool, partnerId: string, order: ConfigExportOrder, timeoutMs = 30_000): Promise<ConfigExportAnswer> {
+  const command = newJsonCommand('ConfigExportJsonPacket', {
+    requestUserPacket: PacketType.CONFEXPORT, host: order.hosts, rule: order.rules, business: order.business, alias: order.aliases, roles: order.roles,
+  });
+  const answer = jsonAnswer(await exchange(pool, partnerId, { kind: 'jsonCommand', command, result: '', subType: PacketType.CONFEXPORT }, timeoutMs));
+  checkCode(answer.result, answer.result === ErrorCode.TransferError.char ? 'the server could not write any of the asked files' : '');
+  const res = answer.command;
+  if (res === null || res.jsonClass !== 'ConfigExportResponseJsonPacket') throw new R66Error('the server answered without a ConfigExportResponseJsonPacket', ErrorCode.Internal);
+  return { hosts: res.filehost, rules: res.filerule, business: res.filebusiness, aliases: res.filealias, roles: res.fileroles };
+}
