@@ -19,8 +19,8 @@ import { R66Listener } from '../../src/net/listener.js';
 import { MemoryPartnerDirectory, type LocalIdentity } from '../../src/net/partner.js';
 import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
-import { createTaskRegistry } from '../../src/tasks/index.js';
-import { TransferEngine } from '../../src/transfer/index.js';
+import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../../src/tasks/index.js';
+import { TransferEngine, TransferScheduler } from '../../src/transfer/index.js';
 
 export const silent = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
 
@@ -43,6 +43,14 @@ export interface HostOptions {
   compression?: boolean;
   limits?: Partial<LimitConfig>;
   globalDigest?: boolean;
+  /** Blocks between two RANK saves (default 16). */
+  rankSaveBlocks?: number;
+  /** Task registry (default: the built-in types); tests of plug-ins pass their own. */
+  tasks?: TaskRegistry;
+  /** Extra task hooks (RESTART's restarter). */
+  hooks?: Pick<EngineHooks, 'restarter'>;
+  /** Runs a scheduler of submitted transfers (TRANSFER, RESCHEDULE, asend) every `periodMs` (default 50). */
+  scheduler?: boolean | { periodMs: number };
 }
 
 export interface TestHost {
@@ -56,6 +64,8 @@ export interface TestHost {
   directory: MemoryPartnerDirectory;
   /** What this host announces (tests may change it after authentication). */
   identity: LocalIdentity;
+  /** Present with the `scheduler` option. */
+  scheduler: TransferScheduler | null;
   addRule(r: Rule): Promise<void>;
   row(key: Omit<TransferKey, 'ownerReq'>): Promise<TransferRecord | undefined>;
   close(): Promise<void>;
@@ -90,16 +100,25 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   };
   const pool = new ConnectionPool(ctx);
   const engine = new TransferEngine({
-    identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: createTaskRegistry(), logger: silent, rankSaveBlocks: 16,
+    identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: opts.tasks ?? createTaskRegistry(), logger: silent, rankSaveBlocks: opts.rankSaveBlocks ?? 16,
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });
   const listener = new R66Listener(ctx, { port: 0 });
   await listener.start();
   await store.hosts.upsert(hostEntry(id, listener.port));
+  let scheduler: TransferScheduler | null = null;
+  if (opts.scheduler) {
+    const l = limits(opts.limits);
+    const periodMs = typeof opts.scheduler === 'object' ? opts.scheduler.periodMs : 50;
+    scheduler = new TransferScheduler({ engine, runner: store.runner, ownIds: [id], ownerId: id, periodMs, runLimit: l.runLimit, retryDelayMs: l.delayRetry, logger: silent });
+    await scheduler.start();
+  }
   return {
-    id, home, dirs, store, engine, pool, listener, directory, identity,
+    id, home, dirs, store, engine, pool, listener, directory, identity, scheduler,
     addRule: (r) => store.rules.upsert(r),
     row: (key) => store.runner.get({ ...key, ownerReq: id }),
     async close() {
+      if (scheduler) await scheduler.stop();
       await engine.close();
       await pool.close();
       await listener.stop();
@@ -119,6 +138,13 @@ export async function introduce(...hosts: TestHost[]): Promise<void> {
       await a.store.hosts.upsert(entry);
     }
   }
+}
+
+/** Gives `partner` the SYSTEM (admin) role in `host`'s partner table (RESTART needs it). */
+export async function grantSystemRole(host: TestHost, partner: TestHost): Promise<void> {
+  const entry = { ...hostEntry(partner.id, partner.listener.port), adminRole: true };
+  host.directory.set({ host: entry, password: passwordOf(partner.id) });
+  await host.store.hosts.upsert(entry);
 }
 
 /** Deterministic, not very compressible bytes (xorshift), fast to generate. */
