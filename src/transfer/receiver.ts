@@ -4,7 +4,7 @@
  * EndTransfer(way 0) the size and global hash checks, the move to the receive directory, the
  * post-tasks, EndTransfer(way 1), and the final EndRequest.
  */
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { decompress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
@@ -204,9 +204,12 @@ async function applyChange(s: TransferSession, p: Packet): Promise<void> {
   if (info !== null && info !== r.fileInfo) r.fileInfo = info;
   if (filename.length > 0 && r.rank === 0 && filename !== r.originalName) {
     r.originalName = filename;
-    await removeQuietly(s.file);
+    // The data loop keeps writing through the handle it opened: the work file is renamed to the
+    // new temporary name, never replaced (a new empty file would lose every block received).
+    const previous = s.file;
     s.file = null;
     await prepareWorkFile(s);
+    if (previous !== null && s.file !== null) await rename(previous, s.file);
   }
   await s.row.saveAll();
 }
