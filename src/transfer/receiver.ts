@@ -82,6 +82,7 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (s.file === null) throw new R66Error('no work file', ErrorCode.Internal);
   const fh = await open(s.file, 'r+');
   let closed = false;
+  let writes: WriteWindow | undefined;
   try {
     const r = s.record;
     const blockSize = r.blockSize;
@@ -92,8 +93,12 @@ async function receiveData(s: TransferSession): Promise<void> {
     const blockDigest: R66Digest | null = blockAlgo ? createR66Digest(blockAlgo) : null;
     const globalAlgo = globalDigestFor(s);
     const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
+    // Positional writes are independent: a few stay in flight while the next packets are read.
+    writes = new WriteWindow(fh);
+    const window = writes;
     const checkpoints = new RankCheckpoints(async () => {
       // A saved rank never points past data that is not on disk.
+      await window.drain();
       await fh.datasync();
       await s.row.saveRank();
     }, s.core.rankSaveBlocks);
@@ -121,7 +126,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         }
         globalDigest?.update(data);
         const position = expected * blockSize;
-        await writeAll(fh, data, position);
+        await window.write(data, position);
         highest = Math.max(highest, position + data.length);
         expected++;
         s.bytes += data.length;
@@ -131,6 +136,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         continue;
       }
       if (p.kind === 'endTransfer' && p.way === 0) {
+        await window.drain();
         await fh.sync();
         if (highest > 0 && (await fh.stat()).size > highest) await fh.truncate(highest);
         await fh.close();
@@ -147,7 +153,10 @@ async function receiveData(s: TransferSession): Promise<void> {
       throw unexpectedPacket(s, p, 'Data');
     }
   } finally {
-    if (!closed) await fh.close().catch(() => undefined);
+    if (!closed) {
+      await writes?.drain().catch(() => undefined);
+      await fh.close().catch(() => undefined);
+    }
   }
 }
 
@@ -219,6 +228,36 @@ function decompressBlock(data: Buffer): Buffer {
     return decompress(data);
   } catch (err) {
     throw new R66Error(`Data block does not decompress: ${(err as Error).message}`, ErrorCode.TransferError);
+  }
+}
+
+/** Writes in flight at most (each holds its block's frame until written). */
+const WRITE_WINDOW = 8;
+
+/** A bounded set of positional writes in flight; the first failure is reported by the next call. */
+class WriteWindow {
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: Error | null = null;
+
+  constructor(private readonly fh: FileHandle) {}
+
+  async write(data: Buffer, position: number): Promise<void> {
+    if (this.failure) throw this.failure;
+    const p: Promise<void> = writeAll(this.fh, data, position).then(
+      () => void this.inFlight.delete(p),
+      (err: unknown) => {
+        this.inFlight.delete(p);
+        this.failure ??= err as Error;
+      },
+    );
+    this.inFlight.add(p);
+    if (this.inFlight.size >= WRITE_WINDOW) await Promise.race(this.inFlight);
+    if (this.failure) throw this.failure;
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    if (this.failure) throw this.failure;
   }
 }
 

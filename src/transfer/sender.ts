@@ -60,6 +60,7 @@ async function pumpData(s: TransferSession): Promise<string> {
   const file = s.file;
   if (file === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
   const fh = await open(file, 'r');
+  const pending: { current: Promise<unknown> | null } = { current: null };
   try {
     const blockSize = s.record.blockSize;
     let rank = s.record.rank;
@@ -75,11 +76,21 @@ async function pumpData(s: TransferSession): Promise<string> {
     );
     const checkpoints = new RankCheckpoints(() => s.row.saveRank(), s.core.rankSaveBlocks);
     let sent = 0;
-    for (;;) {
-      if (peer !== null) break;
+    // The next block is read while the current one goes out (disk and socket overlap).
+    const readAt = async (at: number): Promise<{ frame: Buffer; bytesRead: number }> => {
       const frame = Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + blockSize + room);
-      const { bytesRead } = await fh.read(frame, DATA_FRAME_PREFIX_SIZE, blockSize, position);
+      const { bytesRead } = await fh.read(frame, DATA_FRAME_PREFIX_SIZE, blockSize, at);
+      return { frame, bytesRead };
+    };
+    let nextRead: Promise<{ frame: Buffer; bytesRead: number }> | null = readAt(position);
+    pending.current = nextRead;
+    for (;;) {
+      if (peer !== null || nextRead === null) break;
+      const block: { frame: Buffer; bytesRead: number } = await nextRead;
+      const { frame, bytesRead } = block;
       if (bytesRead === 0) break;
+      nextRead = bytesRead === blockSize ? readAt(position + bytesRead) : null;
+      pending.current = nextRead;
       const data = frame.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + bytesRead);
       globalDigest?.update(data);
       let digest: Buffer | null = null;
@@ -123,6 +134,8 @@ async function pumpData(s: TransferSession): Promise<string> {
     });
     return sent > 0 && globalDigest ? digestHex(globalDigest.digest()) : '';
   } finally {
+    // A read still in flight (the transfer ended early) must settle before the file closes.
+    await pending.current?.catch(() => undefined);
     await fh.close();
   }
 }

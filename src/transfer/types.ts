@@ -44,7 +44,7 @@ export interface TransferEngineOptions {
   hooks?: Pick<EngineHooks, 'restarter'>;
   /** Host id of the owner of the rows (OWNERREQ): the non-TLS host id. Default identity.hostId. */
   ownerId?: string;
-  /** Maximum maximum blocks between two saves of RANK (default 64); RANK is also saved every second. */
+  /** Most blocks between two saves of RANK (default 1024); RANK is also saved every second. */
   rankSaveBlocks?: number;
   /** Retries of a transfer whose connection failed (synchronous submissions; default 0). */
   connectRetries?: number;
