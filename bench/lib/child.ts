@@ -11,6 +11,8 @@ export interface PeerEvent {
 }
 
 const TAIL = 2000;
+/** Output kept per child (the tail): enough for the result lines of a client command. */
+const OUT_KEPT = 4 * 1024 * 1024;
 
 export class Child {
   readonly proc: ChildProcess;
@@ -46,6 +48,7 @@ export class Child {
     return this.proc.pid ?? -1;
   }
 
+  /** The output so far (its last OUT_KEPT characters). */
   stdout(): string {
     return this.out;
   }
@@ -55,12 +58,12 @@ export class Child {
   }
 
   private onOut(d: string): void {
-    this.out += d;
+    // Servers log every transfer: keep events and a bounded tail, not the whole output.
+    let text = this.partial + d;
     let nl: number;
-    // Only whole lines that look like JSON are events; anything else is kept as plain output.
-    while ((nl = this.out.indexOf('\n', this.scanned)) >= 0) {
-      const line = this.out.slice(this.scanned, nl).trim();
-      this.scanned = nl + 1;
+    while ((nl = text.indexOf('\n')) >= 0) {
+      const line = text.slice(0, nl).trim();
+      text = text.slice(nl + 1);
       if (line.startsWith('{"event"')) {
         try {
           this.events.push(JSON.parse(line) as PeerEvent);
@@ -69,10 +72,12 @@ export class Child {
         }
       }
     }
+    this.partial = text;
+    this.out = (this.out + d).slice(-OUT_KEPT);
     this.wake();
   }
 
-  private scanned = 0;
+  private partial = '';
 
   private wake(): void {
     const w = this.waiters;

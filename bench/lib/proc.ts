@@ -57,9 +57,12 @@ export class ProcessWatch {
   private readonly peakReset: boolean;
   private peak = 0;
   private endTicks: number | undefined;
+  /** CPU at the last sample: what is left of a process (a client command) that exits at the end. */
+  private lastTicks: number;
 
   constructor(readonly pid: number, readonly role: string) {
     this.startTicks = cpuTicks(pid) ?? 0;
+    this.lastTicks = this.startTicks;
     this.peakReset = resetPeak(pid);
     this.sample();
   }
@@ -68,6 +71,7 @@ export class ProcessWatch {
     if (this.endTicks !== undefined) return;
     const s = statusKb(this.pid);
     if (s === undefined) return;
+    this.lastTicks = cpuTicks(this.pid) ?? this.lastTicks;
     this.samples.push({ t: performance.now(), rss: s.rss });
     this.peak = Math.max(this.peak, s.rss, this.peakReset ? s.hwm : 0);
   }
@@ -75,11 +79,11 @@ export class ProcessWatch {
   /** Ends the window: the last sample and CPU reading (the process must still be alive for them). */
   end(): void {
     this.sample();
-    this.endTicks = cpuTicks(this.pid) ?? this.endTicks;
+    this.endTicks = cpuTicks(this.pid) ?? this.lastTicks;
   }
 
   usage(): ProcessUsage {
-    const end = this.endTicks ?? cpuTicks(this.pid) ?? this.startTicks;
+    const end = this.endTicks ?? this.lastTicks;
     return { role: this.role, pid: this.pid, cpuSeconds: (end - this.startTicks) / CLOCK_TICKS, peakRssBytes: this.peak };
   }
 
@@ -94,6 +98,7 @@ export class ProcessWatch {
 /** Watches several processes at once with one sampling timer. */
 export class Monitor {
   private readonly watches: ProcessWatch[] = [];
+  private readonly started = performance.now();
   private readonly timer: NodeJS.Timeout;
 
   constructor() {
@@ -113,6 +118,11 @@ export class Monitor {
     clearInterval(this.timer);
     for (const w of this.watches) w.end();
     return this.watches.map((w) => w.usage());
+  }
+
+  /** When the monitor started (performance.now()). */
+  get startedAt(): number {
+    return this.started;
   }
 
   get all(): readonly ProcessWatch[] {

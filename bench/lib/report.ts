@@ -106,8 +106,14 @@ function table(rows: string[][]): string {
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
+/** The table shows the first line of a reason; the JSON keeps all of it. */
+function short(reason: string, max = 160): string {
+  const line = reason.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
+
 function scenarioRow(r: ScenarioResult): string[] {
-  if (r.status !== 'ok') return [r.name, '-', r.unit, '-', '-', '-', `${r.status}: ${r.reason ?? ''}`];
+  if (r.status !== 'ok') return [r.name, '-', r.unit, '-', '-', '-', `${r.status}: ${short(r.reason ?? '')}`];
   const ratio = r.ratio === undefined ? '-' : `${fmt(r.ratio, 2)} x ${r.baseline ?? ''}`;
   const cpu = r.processes.map((p) => `${p.role} ${fmt(p.cpuSeconds)}`).join(', ');
   const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
@@ -134,7 +140,7 @@ export function formatRun(run: BenchRun): string {
   ]);
   const targets = table([
     ['target', 'status', 'measured', 'note'],
-    ...run.targets.map((t) => [t.rule, t.status, measuredText(t), t.reason ?? '']),
+    ...run.targets.map((t) => [t.rule, t.status, measuredText(t), short(t.reason ?? '', 100)]),
   ]);
   return `${head}\n${scenarios}\n\n${targets}\n`;
 }

@@ -25,6 +25,7 @@ export interface Measured {
   files: number;
   processes: ProcessUsage[];
   rssGrowth?: RssGrowth[];
+  wallSeconds?: number;
 }
 
 const MB = 1e6;

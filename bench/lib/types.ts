@@ -33,7 +33,10 @@ export interface ScenarioResult {
   ratio?: number;
   bytes: number;
   files: number;
+  /** The time the figure is computed from (see docs/performance.md for what each scenario times). */
   seconds: number;
+  /** svc scenarios: wall time of the whole command(s), process start and configuration included. */
+  wallSeconds?: number;
   processes: ProcessUsage[];
   /**
    * Small-file scenarios with enough transfers: peak RSS per process during the first and the last

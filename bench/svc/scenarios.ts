@@ -1,15 +1,247 @@
-/** Placeholder while the svc scenarios are wired. */
+/**
+ * The svc scenarios: two real hosts (separate `svc-r66server start` processes) and the client
+ * commands a user would type. hosta sends, hostb receives.
+ *
+ * - large, large-tls, large-digest: `svc-r66client send` of the large file to hostb, to hostb-ssl
+ *   (TLS), and with -md5 (per-block digest). The client process is hosta's side of the transfer.
+ * - small-seq: `svc-r66client msend` of the sequential set, one transfer after another.
+ * - small-concurrent: `svc-r66client masend` of the concurrent set into hosta's database; hosta's
+ *   scheduler runs them, at most `runlimit` (= --concurrency) in flight.
+ *
+ * Progress and completion are read where a user would see them: the files in hostb's in folder.
+ */
+import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ScenarioName } from '../lib/args.js';
-import { notRun, type ScenarioContext } from '../lib/scenario.js';
-import type { ScenarioResult } from '../lib/types.js';
+import type { Child } from '../lib/child.js';
+import { Monitor } from '../lib/proc.js';
+import { notRun, rate, scratch, throughput, type ScenarioContext } from '../lib/scenario.js';
+import type { RssGrowth, ScenarioResult } from '../lib/types.js';
+import { writeHomes, type Home } from './homes.js';
+import { jsonResults, runCli, spawnCli, startServer } from './hosts.js';
+
+const RUN_TIMEOUT_MS = 15 * 60_000;
+/** A small-file scenario with no new file at hostb for this long is stuck. */
+const STALL_MS = 60_000;
+const POLL_MS = 50;
+/** The issue's window for RSS growth: the first and the last thousand small transfers. */
+const GROWTH_WINDOW = 1000;
 
 export interface SvcSuite {
   run(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioResult>;
   close(): Promise<void>;
 }
 
-export const SVC_SCENARIOS = {
-  async open(_ctx: ScenarioContext): Promise<SvcSuite> {
-    return { run: async (name) => notRun(name, 'skipped', 'not wired yet'), close: async () => undefined };
-  },
-};
+interface Hosts {
+  a: Home;
+  b: Home;
+  serverA: Child;
+  serverB: Child;
+}
+
+/** Hard links: the sets appear in hosta's out folder instantly, without copying. */
+function linkSet(from: string, names: string[], to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const n of names) linkSync(join(from, n), join(to, n));
+}
+
+/** Files received so far at hostb (in and below), with their names. */
+function received(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath ?? dir, d.name));
+}
+
+function clearDir(dir: string): void {
+  for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
+}
+
+async function waitExit(child: Child, timeoutMs: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${child.name}: no end after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return (await Promise.race([child.exited, timeout])).code;
+  } finally {
+    clearTimeout(timer);
+    await child.stop('SIGKILL', 1000);
+  }
+}
+
+function commandFailure(child: Child, code: number | null): Error {
+  return new Error(`${child.name} exited ${code}: ${(child.stderr().trim() || child.stdout().trim()).slice(-1500)}`);
+}
+
+/** Peak RSS of each watched host in the first and the last window of transfers. */
+function rssGrowth(monitor: Monitor, roles: string[], timeline: Array<{ t: number; count: number }>, total: number, tEnd: number): RssGrowth[] {
+  const window = Math.min(GROWTH_WINDOW, Math.floor(total / 2));
+  const reach = (n: number): number | undefined => timeline.find((p) => p.count >= n)?.t;
+  const firstEnd = reach(window);
+  const lastStart = reach(total - window);
+  if (window < 1 || firstEnd === undefined || lastStart === undefined) return [];
+  return monitor.all
+    .filter((w) => roles.includes(w.role))
+    .map((w) => {
+      const firstBytes = w.peakBetween(monitor.startedAt, firstEnd);
+      const lastBytes = w.peakBetween(lastStart, tEnd);
+      return { role: w.role, firstBytes, lastBytes, growth: firstBytes > 0 ? lastBytes / firstBytes - 1 : 0, window };
+    });
+}
+
+class Suite implements SvcSuite {
+  constructor(private readonly hosts: Hosts) {}
+
+  async run(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioResult> {
+    switch (name) {
+      case 'large': return this.large(ctx, name, this.hosts.b.id, []);
+      case 'large-tls': return this.large(ctx, name, this.hosts.b.sslId, []);
+      case 'large-digest': return this.large(ctx, name, this.hosts.b.id, ['-md5']);
+      case 'small-seq': return this.smallSeq(ctx);
+      case 'small-concurrent': return this.smallConcurrent(ctx);
+      default: return notRun(name, 'failed', 'not an svc scenario');
+    }
+  }
+
+  private async large(ctx: ScenarioContext, name: ScenarioName, partner: string, extra: string[]): Promise<ScenarioResult> {
+    const { a, b, serverB } = this.hosts;
+    clearDir(b.inDir);
+    const monitor = new Monitor();
+    monitor.watch(serverB.pid, 'host-b');
+    const t0 = performance.now();
+    const client = spawnCli('client', a, ['send', '-to', partner, '-rule', 'send', '-file', 'large.bin', ...extra], 'svc-r66client send');
+    monitor.watch(client.pid, 'host-a client');
+    const code = await waitExit(client, RUN_TIMEOUT_MS);
+    const wallSeconds = (performance.now() - t0) / 1000;
+    const processes = monitor.finish();
+    if (code !== 0) throw commandFailure(client, code);
+    const result = jsonResults(client.stdout())[0];
+    // The receiver names the file after the transfer (<id>_..._large.bin): the one file in `in`.
+    const files = received(b.inDir);
+    const size = files.length === 1 ? statSync(files[0] as string).size : -1;
+    clearDir(b.inDir);
+    if (size !== ctx.fixtures.largeBytes) throw new Error(`hostb has ${files.length} files of ${size} bytes, expected one of ${ctx.fixtures.largeBytes}`);
+    // The transfer as the client times it (connection, request, data, end): comparable with the
+    // raw baselines, which exclude process start too. The whole command is in wallSeconds.
+    const delay = Number(result?.delay);
+    const seconds = Number.isFinite(delay) && delay > 0 ? delay / 1000 : wallSeconds;
+    return throughput(name, { seconds, wallSeconds, bytes: size, files: 1, processes });
+  }
+
+  /** Polls hostb's in folder until `total` files are there; returns the completion timeline. */
+  private async follow(total: number, running: () => boolean): Promise<Array<{ t: number; count: number }>> {
+    const timeline: Array<{ t: number; count: number }> = [];
+    let last = 0;
+    let lastChange = performance.now();
+    for (;;) {
+      const count = received(this.hosts.b.inDir).length;
+      const t = performance.now();
+      if (count !== last) {
+        timeline.push({ t, count });
+        last = count;
+        lastChange = t;
+      }
+      if (count >= total) return timeline;
+      if (t - lastChange > STALL_MS) throw new Error(`stalled: ${count} of ${total} files at hostb, none for ${STALL_MS / 1000} s`);
+      if (!running() && t - lastChange > 5000) throw new Error(`the command ended with ${count} of ${total} files at hostb`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  private checkReceived(expected: number, size: number): void {
+    const files = received(this.hosts.b.inDir);
+    const wrong = files.filter((f) => statSync(f).size !== size);
+    if (files.length !== expected || wrong.length > 0) throw new Error(`hostb has ${files.length} files (expected ${expected}), ${wrong.length} of the wrong size`);
+    clearDir(this.hosts.b.inDir);
+  }
+
+  private async smallSeq(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const { a, serverB } = this.hosts;
+    const total = ctx.opts.smallCount;
+    clearDir(this.hosts.b.inDir);
+    const monitor = new Monitor();
+    monitor.watch(serverB.pid, 'host-b');
+    const t0 = performance.now();
+    const client = spawnCli('client', a, ['msend', '-to', this.hosts.b.id, '-rule', 'send', '-file', 'seq/*.dat'], 'svc-r66client msend');
+    monitor.watch(client.pid, 'host-a client');
+    let exited = false;
+    const exit = waitExit(client, RUN_TIMEOUT_MS).finally(() => (exited = true));
+    exit.catch(() => undefined); // awaited below; a timeout must not be an unhandled rejection meanwhile
+    const timeline = await this.follow(total, () => !exited).catch(async (err: unknown) => {
+      await client.stop('SIGKILL', 1000);
+      throw err;
+    });
+    const code = await exit;
+    const tEnd = performance.now();
+    const growth = rssGrowth(monitor, ['host-b', 'host-a client'], timeline, total, tEnd);
+    const processes = monitor.finish();
+    if (code !== 0) throw commandFailure(client, code);
+    this.checkReceived(total, ctx.fixtures.smallBytes);
+    const summary = jsonResults(client.stdout())[0];
+    const delay = Number(summary?.delay);
+    const wallSeconds = (tEnd - t0) / 1000;
+    const seconds = Number.isFinite(delay) && delay > 0 ? delay / 1000 : wallSeconds;
+    return rate('small-seq', { seconds, wallSeconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth });
+  }
+
+  private async smallConcurrent(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const { a, b, serverA, serverB } = this.hosts;
+    const total = ctx.opts.concurrentCount;
+    clearDir(b.inDir);
+    const monitor = new Monitor();
+    monitor.watch(serverA.pid, 'host-a');
+    monitor.watch(serverB.pid, 'host-b');
+    const t0 = performance.now();
+    // masend reads the configuration given first: the one whose database is hosta server's.
+    const submit = spawnCli('client', a, ['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'conc/*.dat'], 'svc-r66client masend');
+    monitor.watch(submit.pid, 'submitter');
+    // The submission ends before the transfers do; only a failed submission stops the wait.
+    let submitFailed = false;
+    const exit = waitExit(submit, RUN_TIMEOUT_MS).then((code) => {
+      submitFailed = code !== 0;
+      return code;
+    });
+    exit.catch(() => (submitFailed = true));
+    const timeline = await this.follow(total, () => !submitFailed);
+    const tEnd = performance.now();
+    const submitCode = await exit;
+    const growth = rssGrowth(monitor, ['host-a', 'host-b'], timeline, total, tEnd);
+    const processes = monitor.finish();
+    if (submitCode !== 0) throw commandFailure(submit, submitCode);
+    this.checkReceived(total, ctx.fixtures.smallBytes);
+    const seconds = (tEnd - t0) / 1000;
+    return rate('small-concurrent', { seconds, wallSeconds: seconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.hosts.serverA.stop('SIGTERM'), this.hosts.serverB.stop('SIGTERM')]);
+  }
+}
+
+/** Suite whose hosts could not be set up: every svc scenario reports why, none is dropped. */
+function unavailable(reason: string): SvcSuite {
+  return { run: async (name) => notRun(name, 'skipped', reason), close: async () => undefined };
+}
+
+async function open(ctx: ScenarioContext): Promise<SvcSuite> {
+  const root = scratch(ctx, 'svc');
+  let serverA: Child | undefined;
+  try {
+    const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency });
+    for (const r of run) await runCli('server', r.home, r.args);
+    await runCli('client', a, ['initdb', '-auth', join(a.confDir, 'authent.xml'), '-dir', a.confDir]);
+    const { fixtures, opts } = ctx;
+    if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));
+    linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.smallCount, fixtures.smallNames.length)), join(a.outDir, 'seq'));
+    linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.concurrentCount, fixtures.smallNames.length)), join(a.outDir, 'conc'));
+    serverA = await startServer(a);
+    const serverB = await startServer(b);
+    ctx.log(`svc hosts running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
+    return new Suite({ a, b, serverA, serverB });
+  } catch (err) {
+    await serverA?.stop('SIGKILL');
+    return unavailable(`svc hosts could not be set up: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export const SVC_SCENARIOS = { open };

@@ -1,0 +1,151 @@
+/**
+ * Two svc instances for the benchmark, written as files the way an operator would: server.xml,
+ * client.xml, authent.xml (each host knows the other, plain and TLS), a `send` rule, throwaway
+ * TLS certificates, then `svc-r66server initdb` loads partners and rules into each SQLite database.
+ *
+ * - hosta is the sending side: `svc-r66client` runs with hosta's client.xml (own database, so it
+ *   never contends with the hosta server), and hosta's server runs the scheduler for `masend`
+ *   submissions (the concurrent scenario), whose submit configuration points at the server's
+ *   database.
+ * - hostb receives. Both use SHA-256 (digest 5) with the whole-file digest on, no compression.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** Key d3074a6b3108a22c and the encrypted "password" (spec config.md §10.2), as the tests use. */
+const CRYPTO_KEY_HEX = 'd3074a6b3108a22c';
+const PASSWORD_HEX = '5a4b7c6a66065cbb622acefec8c3a302';
+const TLS_PASS = 'benchpass';
+/** SHA-256 in the original's digest numbering (config.md limit/digest). */
+const DIGEST_SHA256 = 5;
+
+export interface HostPorts {
+  port: number;
+  sslPort: number;
+}
+
+export interface Home {
+  id: string;
+  /** The TLS identity (`sslhostid`): partners reach this host over TLS under this id. */
+  sslId: string;
+  confDir: string;
+  serverHome: string;
+  inDir: string;
+  outDir: string;
+  ports: HostPorts;
+  /** A client configuration reading the server's own database (asend/masend submissions). */
+  submitXml: string;
+}
+
+export interface HomeOptions {
+  /** limit/runlimit of the server (transfers its scheduler runs at once). */
+  runLimit: number;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A self-signed EC certificate (cheap to make) with its key, in one PEM file as keypath expects. */
+function makeCertificate(dir: string, cn: string): { keyPem: string; certPem: string } {
+  const key = join(dir, `${cn}.key`);
+  const cert = join(dir, `${cn}.crt`);
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${cn}`], { stdio: 'pipe' });
+  const keyPem = join(dir, `${cn}.pem`);
+  writeFileSync(keyPem, readFileSync(key, 'utf8') + readFileSync(cert, 'utf8'));
+  return { keyPem, certPem: cert };
+}
+
+function entry(id: string, port: number, ssl: boolean, admin: boolean): string {
+  return `<entry><hostid>${id}</hostid><address>127.0.0.1</address><port>${port}</port><isssl>${ssl}</isssl><admin>${admin}</admin><key>${PASSWORD_HEX}</key></entry>`;
+}
+
+interface Layout {
+  id: string;
+  confDir: string;
+  serverHome: string;
+  db: string;
+}
+
+function identity(l: Layout): string {
+  return `<identity><hostid>${l.id}</hostid><sslhostid>${l.id}-ssl</sslhostid><cryptokey>${join(l.confDir, 'cryptokey.des')}</cryptokey></identity>`;
+}
+
+function directory(l: Layout): string {
+  return `<directory><serverhome>${l.serverHome}</serverhome><in>in</in><out>out</out><arch>arch</arch><work>work</work><conf>conf</conf></directory>`;
+}
+
+function dbSection(file: string): string {
+  return `<db><dbdriver>sqlite</dbdriver><dbserver>jdbc:sqlite:${file}</dbserver><dbuser>svc</dbuser><dbpasswd>unused</dbpasswd></db>`;
+}
+
+function ssl(keyPem: string, trustPem: string): string {
+  return `<ssl><keypath>${keyPem}</keypath><keystorepass>${TLS_PASS}</keystorepass><keypass>${TLS_PASS}</keypass>` +
+    `<trustkeypath>${trustPem}</trustkeypath><trustkeystorepass>${TLS_PASS}</trustkeystorepass><trustuseclientauthenticate>True</trustuseclientauthenticate></ssl>`;
+}
+
+function limits(opts: HomeOptions): string {
+  // delaycommand 100 ms: the shortest scheduler period the configuration allows.
+  return `<limit><timeoutcon>30000</timeoutcon><delaycommand>100</delaycommand><delayretry>1000</delayretry><runlimit>${opts.runLimit}</runlimit>` +
+    `<digest>${DIGEST_SHA256}</digest><globaldigest>true</globaldigest><compression>false</compression></limit>`;
+}
+
+/** Writes hosta and hostb under `root`; runs nothing yet. */
+export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: Home; b: Home; run: Array<{ home: Home; args: string[] }> }> {
+  const ids = ['hosta', 'hostb'] as const;
+  const ports: Record<string, HostPorts> = {};
+  for (const id of ids) ports[id] = { port: await freePort(), sslPort: await freePort() };
+  const certDir = join(root, 'tls');
+  mkdirSync(certDir, { recursive: true });
+  const certs = Object.fromEntries(ids.map((id) => [id, makeCertificate(certDir, id)]));
+  const trustPem = join(certDir, 'trust.pem');
+  writeFileSync(trustPem, ids.map((id) => readFileSync(certs[id]?.certPem as string, 'utf8')).join(''));
+  const authent = `<authent>${ids.flatMap((id) => [entry(id, ports[id]?.port as number, false, true), entry(`${id}-ssl`, ports[id]?.sslPort as number, true, true)]).join('')}</authent>\n`;
+
+  const homes: Home[] = [];
+  const run: Array<{ home: Home; args: string[] }> = [];
+  for (const id of ids) {
+    const confDir = join(root, id);
+    const serverHome = join(confDir, 'data');
+    for (const d of ['in', 'out', 'arch', 'work', 'conf', 'admin']) mkdirSync(join(serverHome, d), { recursive: true });
+    const l: Layout = { id, confDir, serverHome, db: join(confDir, 'server.sqlite') };
+    const p = ports[id] as HostPorts;
+    const tls = ssl(certs[id]?.keyPem as string, trustPem);
+    writeFileSync(join(confDir, 'cryptokey.des'), Buffer.from(CRYPTO_KEY_HEX, 'hex'));
+    writeFileSync(join(confDir, 'authent.xml'), authent);
+    writeFileSync(join(confDir, 'send.rule.xml'), '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n');
+    writeFileSync(join(confDir, 'server.xml'), `<?xml version="1.0" encoding="UTF-8"?>
+<config>
+  ${identity(l)}
+  <server><serveradmin>admin</serveradmin><serverpasswd>${PASSWORD_HEX}</serverpasswd><usenossl>true</usenossl><usessl>true</usessl><httpadmin>${join(serverHome, 'admin')}</httpadmin></server>
+  <network><serverport>${p.port}</serverport><serversslport>${p.sslPort}</serversslport><serverhttpport>0</serverhttpport><serverhttpsport>0</serverhttpsport></network>
+  ${tls}
+  ${directory(l)}
+  ${limits(opts)}
+  ${dbSection(l.db)}
+</config>
+`);
+    // The client (send, msend) has its own database: the server's scheduler polls its own.
+    const clientDb = join(confDir, 'client.sqlite');
+    writeFileSync(join(confDir, 'client.xml'), `<?xml version="1.0" encoding="UTF-8"?>
+<config>${identity(l)}<client/>${tls}${directory(l)}${limits(opts)}${dbSection(clientDb)}</config>
+`);
+    const submitXml = join(confDir, 'submit.xml');
+    writeFileSync(submitXml, `<?xml version="1.0" encoding="UTF-8"?>
+<config>${identity(l)}<client/>${directory(l)}${limits(opts)}${dbSection(l.db)}</config>
+`);
+    const home: Home = { id, sslId: `${id}-ssl`, confDir, serverHome, inDir: join(serverHome, 'in'), outDir: join(serverHome, 'out'), ports: p, submitXml };
+    homes.push(home);
+    run.push({ home, args: ['initdb', '-auth', join(confDir, 'authent.xml'), '-dir', confDir] });
+  }
+  return { a: homes[0] as Home, b: homes[1] as Home, run };
+}
