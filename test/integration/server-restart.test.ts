@@ -1,0 +1,104 @@
+// In-process restart (docs/decisions/0012-in-process-restart.md) through REST v2
+// `PUT /v2/server/restart`, against a real svc-r66server process over real HTTP.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+
+let box: Sandbox;
+let inst: Instance;
+let server: Running | undefined;
+
+/** writeInstance's hosta is an administrator partner with the password "password". */
+const AUTH = `Basic ${Buffer.from('hosta:password').toString('base64')}`;
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** Adds a REST listener (and optionally a business list) to the instance's server.xml. */
+function configure(port: number, business: string[] = []): void {
+  const file = join(inst.confDir, 'server.xml');
+  const base = readFileSync(file, 'utf8').replace(/\s*<rest>[\s\S]*<\/business>/, '');
+  writeFileSync(join(inst.confDir, 'rest.key'), 'a-signature-key-of-this-test');
+  const rest = `<rest><restaddress>127.0.0.1</restaddress><restport>${port}</restport><restsignature>false</restsignature><restauthenticated>true</restauthenticated>`
+    + `<restsigkey>${join(inst.confDir, 'rest.key')}</restsigkey>`
+    + '<restmethod><restname>ALL</restname><restcrud>CRUD</restcrud></restmethod></rest>';
+  const biz = `<business>${business.map((b) => `<businessid>${b}</businessid>`).join('')}</business>`;
+  writeFileSync(file, base.replace('</config>', `  ${rest}\n  ${biz}\n</config>`));
+}
+
+const url = (port: number, path: string): string => `http://127.0.0.1:${port}${path}`;
+const logLines = (s: Running, msg: string): number => s.stdout().split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).length;
+
+beforeEach(async () => {
+  box = sandbox();
+  inst = writeInstance(join(box.dir, 'conf', 'hosta'));
+});
+afterEach(async () => {
+  if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+  server = undefined;
+  box.cleanup();
+});
+
+describe('PUT /v2/server/restart (rest-v2.md §10.11)', () => {
+  it('stops in order, reads server.xml again, answers again on its port in the same process', async () => {
+    const port = await freePort();
+    configure(port, ['partnera']);
+    const env = { ...box.env, CONFDIR: inst.confDir };
+    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
+    const s = spawnCli('server', ['start'], env);
+    server = s;
+    await waitFor(() => s.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 20_000 });
+    const status = await fetch(url(port, '/v2/server/status'), { headers: { authorization: AUTH } });
+    expect(status.status).toBe(200);
+    const startedBefore = logLines(s, 'component started');
+
+    // The restart reads the file again: a new business partner lands in the host configuration.
+    configure(port, ['partnera', 'hosta']);
+    const restart = await fetch(url(port, '/v2/server/restart'), { method: 'PUT', headers: { authorization: AUTH } });
+    expect(restart.status).toBe(204);
+    await waitFor(() => logLines(s, 'server restarted') === 1, { what: 'the restart', timeoutMs: 20_000 });
+
+    // Same process, every component stopped once and started again, in the same order.
+    expect(s.child.exitCode).toBeNull();
+    const components = (msg: string): string[] => s.stdout().split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l).component as string);
+    const started = components('component started');
+    expect(started).toHaveLength(2 * startedBefore);
+    expect(started.slice(startedBefore)).toEqual(started.slice(0, startedBefore));
+    expect(components('component stopped')).toEqual(started.slice(0, startedBefore).reverse());
+
+    const again = await fetch(url(port, '/v2/server/status'), { headers: { authorization: AUTH } });
+    expect(again.status).toBe(200);
+    const rows = await sqliteRows<{ business: string }>(inst.sqliteFile, "SELECT business FROM hostconfig WHERE hostid = 'hosta'");
+    expect(rows[0]?.business).toContain('hosta');
+
+    // The process still stops cleanly afterwards (the restarted components are the ones stopped).
+    s.child.kill('SIGTERM');
+    const end = await s.exited;
+    expect(end.code).toBe(0);
+    expect(components('component stopped')).toHaveLength(2 * startedBefore);
+    expect(end.stdout).toContain('"msg":"server stopped"');
+  });
+
+  it('a server.xml that no longer loads keeps the previous configuration', async () => {
+    const port = await freePort();
+    configure(port);
+    const env = { ...box.env, CONFDIR: inst.confDir };
+    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml')], env)).code).toBe(0);
+    const s = spawnCli('server', ['start'], env);
+    server = s;
+    await waitFor(() => s.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 20_000 });
+    writeFileSync(join(inst.confDir, 'server.xml'), '<config><identity>');
+    expect((await fetch(url(port, '/v2/server/restart'), { method: 'PUT', headers: { authorization: AUTH } })).status).toBe(204);
+    await waitFor(() => logLines(s, 'server restarted') === 1, { what: 'the restart', timeoutMs: 20_000 });
+    expect(s.stdout()).toContain('the configuration cannot be read again; the previous one is kept');
+    expect((await fetch(url(port, '/v2/server/status'), { headers: { authorization: AUTH } })).status).toBe(200);
+  });
+});
