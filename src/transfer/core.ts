@@ -41,6 +41,8 @@ export interface EngineCore {
   /** Hooks lent to tasks, built per session (TRANSFER, RESCHEDULE need the current record). */
   hooksFor(record: TransferRecord): EngineHooks;
   running: Map<string, RunningTransfer>;
+  /** True while new requests are refused with `l` (block order, shutdown, connection limit). */
+  refusesRequests(): boolean;
   emitProgress(p: TransferProgress): void;
   emitStart(record: TransferRecord): void;
   emitEnd(outcome: TransferOutcome): void;

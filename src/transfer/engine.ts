@@ -32,6 +32,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   readonly ownerId: string;
   private readonly core: EngineCore;
   private closed = false;
+  private blocked = false;
 
   constructor(private readonly opts: TransferEngineOptions) {
     super();
@@ -54,6 +55,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
       hooksFor: (record) => this.hooksFor(record),
       running: new Map<string, RunningTransfer>(),
+      refusesRequests: () => this.closed || this.blocked || (opts.limits.connLimit > 0 && this.core.running.size >= opts.limits.connLimit),
       emitProgress: (p: TransferProgress) => this.emit('progress', p),
       emitStart: (r: TransferRecord) => this.emit('start', r),
       emitEnd: (o: TransferOutcome) => this.emit('end', o),
@@ -67,13 +69,22 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * handler registered before.
    */
   registerHandlers(handlers: RequestHandlers): void {
-    handlers.register('request', (ctx, p) => {
-      if (this.closed) throw new R66Error('the server is shutting down', ErrorCode.ServerOverloaded);
-      return handleRequest(this.core, ctx, p);
-    });
+    handlers.register('request', (ctx, p) => handleRequest(this.core, ctx, p));
     const control = transferControlHandlers(this, handlers.get('valid'), handlers.get('jsonCommand'));
     handlers.register('valid', control.valid);
     handlers.register('jsonCommand', control.jsonCommand);
+  }
+
+  /**
+   * Blocks (true) or unblocks new transfer requests from partners (the BlockRequest order,
+   * r66-protocol.md §9.12): while blocked they are answered `l` and the requesters retry later.
+   */
+  blockRequests(block: boolean): void {
+    this.blocked = block;
+  }
+
+  get requestsBlocked(): boolean {
+    return this.blocked;
   }
 
   /** Transfers running on this host now (either role). */
@@ -230,6 +241,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo): Promise<TransferRecord> {
     const host = await this.opts.store.hosts.get(req.partner);
     if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
+    if (req.partner === this.opts.identity.hostId || req.partner === this.opts.identity.sslHostId) {
+      throw new R66Error(`a transfer from ${req.partner} to itself is not possible`, ErrorCode.LoopSelfRequestedHost);
+    }
     const requester = host.isSsl ? this.opts.identity.sslHostId ?? this.opts.identity.hostId : this.opts.identity.hostId;
     if (req.id !== undefined) {
       const existing = await this.core.runner.get({ specialId: req.id, requester, requested: req.partner, ownerReq: this.ownerId });

@@ -28,6 +28,11 @@ function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
 export async function handleRequest(core: EngineCore, ctx: RequestContext, p: RequestPacket): Promise<void> {
   const { channel, partner } = ctx;
   if (p.way !== 0) throw new R66Error('a Request answer cannot open a conversation', ErrorCode.IncorrectCommand);
+  if (core.refusesRequests()) {
+    // Blocked, shutting down or at the connection limit: the requester retries later (§9.2 step 2).
+    await channel.send(answerWith(p, ErrorCode.ServerOverloaded));
+    return;
+  }
   const rule = await core.findRule(p.rule);
   if (rule === undefined) {
     await channel.send(answerWith(p, ErrorCode.QueryRemotelyUnknown));

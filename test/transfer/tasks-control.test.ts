@@ -92,4 +92,15 @@ describe('task lists and transfer orders', () => {
     const again = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt', id: first.record.specialId });
     expect(again.code).toBe(ErrorCode.CompleteOk);
   });
+
+  it('a blocked host answers l; a transfer to oneself is refused with L', async () => {
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'x');
+    b.engine.blockRequests(true);
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
+    expect(out.code).toBe(ErrorCode.ServerOverloaded);
+    expect(await b.store.runner.count()).toBe(0);
+    b.engine.blockRequests(false);
+    expect((await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' })).code).toBe(ErrorCode.CompleteOk);
+    await expect(a.engine.transfer({ partner: 'hosta', rule: 'send', file: 'f.txt' })).rejects.toMatchObject({ code: ErrorCode.LoopSelfRequestedHost });
+  });
 });
