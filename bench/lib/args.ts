@@ -31,6 +31,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --results DIR           where the JSON result goes (default bench/results)
   --work DIR              where the temporary files are made (default the system temp dir)
   --keep                  keep the temporary files
+  --profile               svc processes write CPU profiles (bench/results/profile-*/), summarised at the end
   --help                  this text
 `;
 
@@ -74,6 +75,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
     keep: false,
+    profile: false,
   };
   const explicit = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -97,6 +99,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
       case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
       case '--keep': opts.keep = true; break;
+      case '--profile': opts.profile = true; break;
       default: throw new ArgsError(`unknown option ${flag}\n\n${USAGE}`);
     }
   }

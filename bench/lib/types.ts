@@ -110,6 +110,8 @@ export interface BenchOptions {
   workRoot: string;
   /** Keep the temporary folder (for inspection). */
   keep: boolean;
+  /** Run the svc processes with --cpu-prof and summarise their profiles (see lib/profile.ts). */
+  profile: boolean;
 }
 
 export interface BenchRun {

@@ -12,6 +12,13 @@ export const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)))
 const BIN = { server: join(ROOT, 'bin/svc-r66server.js'), client: join(ROOT, 'bin/svc-r66client.js') };
 const START_TIMEOUT_MS = 60_000;
 
+/** Extra node flags of every svc process started from now on (--cpu-prof for --profile). */
+let nodeFlags: string[] = [];
+
+export function setSvcNodeFlags(flags: string[]): void {
+  nodeFlags = flags;
+}
+
 function envFor(home: Home): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, CONFDIR: home.confDir };
   // Nothing from the caller's environment may choose another instance.
@@ -20,7 +27,7 @@ function envFor(home: Home): NodeJS.ProcessEnv {
 }
 
 export function spawnCli(side: 'server' | 'client', home: Home, args: string[], name: string): Child {
-  return new Child(name, process.execPath, [BIN[side], ...args], { env: envFor(home), cwd: home.confDir });
+  return new Child(name, process.execPath, [...nodeFlags, BIN[side], ...args], { env: envFor(home), cwd: home.confDir });
 }
 
 /** Runs a command to its end; throws with its output when it does not exit 0. */

@@ -10,7 +10,7 @@
  *
  * Progress and completion are read where a user would see them: the files in hostb's in folder.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
@@ -18,7 +18,8 @@ import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, throughput, type ScenarioContext } from '../lib/scenario.js';
 import type { RssGrowth, ScenarioResult } from '../lib/types.js';
 import { writeHomes, type Home } from './homes.js';
-import { jsonResults, runCli, spawnCli, startServer } from './hosts.js';
+import { jsonResults, ROOT, runCli, setSvcNodeFlags, spawnCli, startServer } from './hosts.js';
+import { profileNodeFlags, summarizeProfiles } from '../lib/profile.js';
 
 const RUN_TIMEOUT_MS = 15 * 60_000;
 /** A small-file scenario with no new file at hostb for this long is stuck. */
@@ -90,7 +91,19 @@ function rssGrowth(monitor: Monitor, roles: string[], timeline: Array<{ t: numbe
 }
 
 class Suite implements SvcSuite {
-  constructor(private readonly hosts: Hosts) {}
+  /** Which process each pid was, for the profile summary. */
+  private readonly labels = new Map<number, string>();
+
+  constructor(private readonly hosts: Hosts, private readonly profileDir: string | undefined, private readonly log: (line: string) => void) {
+    this.labels.set(hosts.serverA.pid, 'hosta server');
+    this.labels.set(hosts.serverB.pid, 'hostb server');
+  }
+
+  private client(args: string[], name: string, scenario: string): Child {
+    const child = spawnCli('client', this.hosts.a, args, name);
+    this.labels.set(child.pid, `${scenario}: ${name}`);
+    return child;
+  }
 
   async run(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioResult> {
     switch (name) {
@@ -104,12 +117,12 @@ class Suite implements SvcSuite {
   }
 
   private async large(ctx: ScenarioContext, name: ScenarioName, partner: string, extra: string[]): Promise<ScenarioResult> {
-    const { a, b, serverB } = this.hosts;
+    const { b, serverB } = this.hosts;
     clearDir(b.inDir);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
-    const client = spawnCli('client', a, ['send', '-to', partner, '-rule', 'send', '-file', 'large.bin', ...extra], 'svc-r66client send');
+    const client = this.client(['send', '-to', partner, '-rule', 'send', '-file', 'large.bin', ...extra], 'svc-r66client send', name);
     monitor.watch(client.pid, 'host-a client');
     const code = await waitExit(client, RUN_TIMEOUT_MS);
     const wallSeconds = (performance.now() - t0) / 1000;
@@ -156,13 +169,13 @@ class Suite implements SvcSuite {
   }
 
   private async smallSeq(ctx: ScenarioContext): Promise<ScenarioResult> {
-    const { a, serverB } = this.hosts;
+    const { serverB } = this.hosts;
     const total = ctx.opts.smallCount;
     clearDir(this.hosts.b.inDir);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
-    const client = spawnCli('client', a, ['msend', '-to', this.hosts.b.id, '-rule', 'send', '-file', 'seq/*.dat'], 'svc-r66client msend');
+    const client = this.client(['msend', '-to', this.hosts.b.id, '-rule', 'send', '-file', 'seq/*.dat'], 'svc-r66client msend', 'small-seq');
     monitor.watch(client.pid, 'host-a client');
     let exited = false;
     const exit = waitExit(client, RUN_TIMEOUT_MS).finally(() => (exited = true));
@@ -193,7 +206,7 @@ class Suite implements SvcSuite {
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
     // masend reads the configuration given first: the one whose database is hosta server's.
-    const submit = spawnCli('client', a, ['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'conc/*.dat'], 'svc-r66client masend');
+    const submit = this.client(['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'conc/*.dat'], 'svc-r66client masend', 'small-concurrent');
     monitor.watch(submit.pid, 'submitter');
     // The submission ends before the transfers do; only a failed submission stops the wait.
     let submitFailed = false;
@@ -215,6 +228,11 @@ class Suite implements SvcSuite {
 
   async close(): Promise<void> {
     await Promise.all([this.hosts.serverA.stop('SIGTERM'), this.hosts.serverB.stop('SIGTERM')]);
+    if (this.profileDir === undefined) return;
+    // Profiles are written when each process exits: the servers' only now.
+    const summary = summarizeProfiles(this.profileDir, ROOT, this.labels);
+    writeFileSync(join(this.profileDir, 'summary.txt'), `${summary}\n`);
+    this.log(`CPU profiles in ${this.profileDir}:\n${summary}`);
   }
 }
 
@@ -226,6 +244,11 @@ function unavailable(reason: string): SvcSuite {
 async function open(ctx: ScenarioContext): Promise<SvcSuite> {
   const root = scratch(ctx, 'svc');
   let serverA: Child | undefined;
+  let profileDir: string | undefined;
+  if (ctx.opts.profile) {
+    profileDir = join(ctx.opts.resultsDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    mkdirSync(profileDir, { recursive: true });
+  }
   try {
     const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency });
     for (const r of run) await runCli('server', r.home, r.args);
@@ -234,10 +257,12 @@ async function open(ctx: ScenarioContext): Promise<SvcSuite> {
     if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));
     linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.smallCount, fixtures.smallNames.length)), join(a.outDir, 'seq'));
     linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.concurrentCount, fixtures.smallNames.length)), join(a.outDir, 'conc'));
+    // Profiles of the servers and the transfer commands only, not of the set-up commands above.
+    if (profileDir !== undefined) setSvcNodeFlags(profileNodeFlags(profileDir));
     serverA = await startServer(a);
     const serverB = await startServer(b);
     ctx.log(`svc hosts running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
-    return new Suite({ a, b, serverA, serverB });
+    return new Suite({ a, b, serverA, serverB }, profileDir, ctx.log);
   } catch (err) {
     await serverA?.stop('SIGKILL');
     return unavailable(`svc hosts could not be set up: ${err instanceof Error ? err.message : String(err)}`);
