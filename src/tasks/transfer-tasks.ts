@@ -103,7 +103,9 @@ export function newTransferInfo(ctx: TaskContext, info: string, copyInfo: boolea
   const t = ctx.transfer;
   if (!t) return info;
   if (copyInfo) return `${t.fileInfo} ${info}`;
-  const follow = infoInteger(readInfoMap(t.transferInfo).follow);
+  // On the requested host the follow id arrives inside the information text of the request
+  // (`... {"follow":id}`, tasks.md §10), not in the technical map: both are looked at.
+  const follow = infoInteger(readInfoMap(t.transferInfo).follow) ?? infoInteger(readInfoMap(t.fileInfo).follow);
   if (!noFollow && follow !== undefined && !info.includes('"follow"')) return `${info} {"follow":${follow}}`;
   return info;
 }
