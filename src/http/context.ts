@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { RestConfig, ServerConfig } from '../config/index.js';
+import type { ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { Store } from '../store/index.js';
 
@@ -23,13 +24,37 @@ export interface BandwidthControl {
   set(limits: LiveLimits): void;
 }
 
+/** Outcome of a transfer order (the transfer engine's ControlResult). */
+export interface ControlResult {
+  /**
+   * stop/cancel: CompleteOk (done), TransferOk (nothing to do); restart: PreProcessingOk
+   * (resubmitted), CompleteOk (already complete), QueryStillRunning, Internal (unknown).
+   */
+  code: ErrorCodeInfo;
+  message: string;
+}
+
 /**
- * Control of running transfers by the transfer engine. Each call answers whether the transfer was
- * running here (and was interrupted); when it was not, the REST layer updates the stored record.
+ * Transfer orders, with the transfer engine's contract (src/transfer TransferEngine satisfies it):
+ * a running transfer is interrupted, a stored one is updated. The server passes its engine here.
  */
 export interface TransferControl {
-  stop(key: TransferKey): Promise<boolean>;
-  cancel(key: TransferKey): Promise<boolean>;
+  stop(ref: TransferRef): Promise<ControlResult>;
+  cancel(ref: TransferRef): Promise<ControlResult>;
+  restart(ref: TransferRef, at?: Date): Promise<ControlResult>;
+  isRunning(ref: TransferRef): boolean;
+}
+
+/** The transfer identity the engine needs (its owner is this server). */
+export type TransferRef = Pick<TransferKey, 'specialId' | 'requester' | 'requested'>;
+
+/**
+ * Business tasks a v1 `/business` request may run (rest-v1.md §12.2), by registered name
+ * (`className`). `result` is the task's text answer, when it gives one.
+ */
+export interface BusinessRunner {
+  has(className: string): boolean;
+  run(req: { className: string; arguments: string; extraArguments: string | null; delayMs: number; user: string }): Promise<{ ok: boolean; result: string | null }>;
 }
 
 /** Last report of one FileWatcher (filewatcher.md §5.2), kept in memory by the server. */
@@ -72,6 +97,8 @@ export interface RestServices {
   bandwidth: BandwidthControl;
   /** Undefined until the transfer engine runs: records are then updated directly. */
   transfers?: TransferControl;
+  /** Registered business tasks; without it every business request names an unknown task. */
+  business?: BusinessRunner;
   fileMonitors: FileMonitorSource;
   counters: RuntimeCounters;
   /** Orderly shutdown, optionally followed by a restart; called after the answer is sent. */

@@ -3,12 +3,13 @@
  * with the original's HTTP 400 + JSON code pairs (§3.4) for functional refusals.
  */
 import { hasRole, Role } from '../../config/index.js';
-import { jsonClassString, newJsonCommand, parseJsonCommand, stringifyJsonCommand, type JsonCommand } from '../../protocol/index.js';
+import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
 import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest } from '../../server/history/index.js';
 import { normaliseLimits } from '../context.js';
 import type { RestListenerContext } from '../context.js';
-import { parseExactJson, type JsonValue } from '../json.js';
+import type { JsonValue } from '../json.js';
 import type { V1Identity } from './auth.js';
+import { packetJson } from './packets.js';
 
 /** Outcome of an action: JSON `code` (HTTP is 200 for 200, else 400 except role refusals 401). */
 export interface ActionResult {
@@ -18,17 +19,12 @@ export interface ActionResult {
   model: string;
   results?: JsonValue[];
   detail?: string;
+  /** Runs once the answer is written (shutdown, restart). */
+  after?: () => void;
 }
 
-const packetJson = (cmd: JsonCommand): JsonValue => parseExactJson(stringifyJsonCommand(cmd));
-
-export function parsePacket(body: string): JsonCommand | { error: string } {
-  const cmd = parseJsonCommand(body);
-  if (cmd === null) return { error: 'the body is not a JSON packet with a known @class' };
-  return cmd;
-}
-
-function isSelf(ctx: RestListenerContext, id: V1Identity): boolean {
+/** "Self" = the user is this server's own host id (for the listener's TLS mode); it bypasses action roles (§9). */
+export function isSelf(ctx: RestListenerContext, id: V1Identity): boolean {
   const { config } = ctx.services;
   return id.user === (ctx.rest.ssl ? config.sslHostId ?? config.hostId : config.hostId);
 }

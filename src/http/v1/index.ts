@@ -1,16 +1,25 @@
 /**
  * REST v1 (rest-v1.md): the processing order of §7, the JSON envelope of §3.1, the HTML error
- * page of §3.5, OPTIONS discovery of §10. Action handlers live in actions.ts.
+ * page of §3.5, OPTIONS discovery of §10. Action handlers live in one module each, the five
+ * data-model resources in models/ (driven by data-model.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
-import type { RestFunction } from '../../config/index.js';
+import { hasRole, type RestFunction } from '../../config/index.js';
+import { isSaneValue } from '../../config/values.js';
 import type { JsonCommand } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
 import { stringifyV1, type JsonValue } from '../json.js';
-import { bandwidthAction, configAction, logAction, parsePacket, type ActionResult } from './actions.js';
+import { bandwidthAction, configAction, logAction, type ActionResult } from './actions.js';
 import { authenticateV1, V1HtmlError, type V1Identity } from './auth.js';
+import { businessAction } from './business.js';
+import { controlAction } from './control.js';
+import { DATA_MODELS, dataModelOptions, runDataModel } from './data-model.js';
+import { infoAction } from './info.js';
+import type { DataModel } from './models/model.js';
+import { readPacket } from './packets.js';
 import { parseV1Request, type V1Request } from './request.js';
+import { shutdownOrBlockAction } from './server-admin.js';
 import { serverStatusAction } from './server-status.js';
 
 interface ActionHandler {
@@ -18,16 +27,20 @@ interface ActionHandler {
   base: string;
   /** Methods this handler can serve at all (§1.2), in the fixed Allow order. */
   methods: readonly string[];
-  run(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult>;
+  run(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult> | ActionResult;
 }
 
 const ACTIONS: readonly ActionHandler[] = [
   { fn: 'Bandwidth', base: 'bandwidth', methods: ['GET', 'PUT'], run: bandwidthAction },
+  { fn: 'Business', base: 'business', methods: ['GET'], run: (c, i, _m, cmd) => businessAction(c, i, cmd) },
   { fn: 'Config', base: 'config', methods: ['GET', 'PUT'], run: configAction },
+  { fn: 'Information', base: 'info', methods: ['GET'], run: (c, i, _m, cmd) => infoAction(c, i, cmd) },
   { fn: 'Log', base: 'log', methods: ['GET'], run: (c, i, _m, cmd) => logAction(c, i, cmd) },
-  { fn: 'Server', base: 'server', methods: ['GET'], run: (c) => serverStatusAction(c) },
+  { fn: 'Server', base: 'server', methods: ['GET', 'PUT'], run: (c, i, m, cmd) => (m === 'PUT' ? shutdownOrBlockAction(c, i, cmd) : serverStatusAction(c)) },
+  { fn: 'Control', base: 'control', methods: ['GET', 'PUT', 'POST'], run: controlAction },
 ];
 
+const ALLOW_ORDER = ['GET', 'PUT', 'POST', 'DELETE'] as const;
 const CRUD_BY_METHOD: Record<string, number> = { POST: 0x01, GET: 0x02, PUT: 0x04, DELETE: 0x08 };
 const METHOD_OVERRIDES = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE', 'CONNECT']);
 
@@ -36,12 +49,22 @@ function htmlPage(status: number): string {
   return `<html><head><title>Error</title></head><body>Error ${reason}</body></html>`;
 }
 
+type Handler = { kind: 'action'; h: ActionHandler } | { kind: 'model'; h: DataModel };
+
 export class V1Dispatcher {
   constructor(private readonly ctx: RestListenerContext) {}
 
-  private enabled(h: ActionHandler): string[] {
-    const mask = this.ctx.rest.methods[h.fn] ?? 0;
-    return h.methods.filter((m) => (mask & (CRUD_BY_METHOD[m] ?? 0)) !== 0);
+  /** Enabled methods of a handler (CRUD mask of its restmethod, within what it can serve), in Allow order. */
+  private enabled(fn: RestFunction, serves: readonly string[]): string[] {
+    const mask = this.ctx.rest.methods[fn] ?? 0;
+    return ALLOW_ORDER.filter((m) => serves.includes(m) && (mask & (CRUD_BY_METHOD[m] ?? 0)) !== 0);
+  }
+
+  private handlers(): Array<{ base: string; allowed: string[]; handler: Handler }> {
+    return [
+      ...DATA_MODELS.map((h) => ({ base: h.base, allowed: this.enabled(h.fn, ALLOW_ORDER), handler: { kind: 'model', h } as Handler })),
+      ...ACTIONS.map((h) => ({ base: h.base, allowed: this.enabled(h.fn, h.methods), handler: { kind: 'action', h } as Handler })),
+    ].filter((e) => e.allowed.length > 0);
   }
 
   async handle(req: FastifyRequest, reply: FastifyReply, rawBody: string): Promise<void> {
@@ -55,7 +78,7 @@ export class V1Dispatcher {
     }
   }
 
-  private envelope(r: V1Request, _id: V1Identity | undefined, method: string): Record<string, JsonValue> {
+  private envelope(r: V1Request, method: string): Record<string, JsonValue> {
     const env: Record<string, JsonValue> = {};
     if (r.authUser) env['X-Auth-User'] = r.authUser;
     env['X-method'] = method;
@@ -69,7 +92,18 @@ export class V1Dispatcher {
   private sendJson(reply: FastifyReply, r: V1Request, status: number, body: Record<string, JsonValue>, extra: Record<string, string> = {}): void {
     const headers: Record<string, string> = { referer: r.rawTarget, 'content-type': 'application/json', ...extra };
     if (status !== 200) headers.connection = 'close';
-    void reply.code(status).headers(headers).send(stringifyV1(body));
+    // A Buffer, so the framework adds no charset parameter (the original sends none).
+    void reply.code(status).headers(headers).send(Buffer.from(stringifyV1(body), 'utf8'));
+  }
+
+  /** The result part of the envelope: answer, command, detail, message, code (§3.1). */
+  private finish(env: Record<string, JsonValue>, result: { answer?: JsonValue; command: string; detail?: string; code: number }): Record<string, JsonValue> {
+    if (result.answer !== undefined) env.answer = result.answer;
+    env.command = result.command;
+    if (result.detail !== undefined) env.detail = result.detail;
+    env.message = STATUS_CODES[result.code] ?? 'Error';
+    env.code = result.code;
+    return env;
   }
 
   private async process(r: V1Request, reply: FastifyReply, req: FastifyRequest): Promise<void> {
@@ -79,50 +113,74 @@ export class V1Dispatcher {
     if (typeof fromQuery === 'string') method = METHOD_OVERRIDES.has(fromQuery) ? fromQuery : 'TRACE';
     const header = req.headers['x-method'];
     if (typeof header === 'string') method = METHOD_OVERRIDES.has(header) ? header : 'TRACE';
-    const handler = ACTIONS.find((h) => h.base === r.base && this.enabled(h).length > 0);
-    if (handler === undefined) {
-      if (method === 'OPTIONS') return this.rootOptions(r, reply, id);
+    const entry = this.handlers().find((e) => e.base === r.base);
+    if (entry === undefined) {
+      if (method === 'OPTIONS') return this.rootOptions(r, reply);
       throw new V1HtmlError(405);
     }
-    const allowed = this.enabled(handler);
+    const { allowed, handler } = entry;
+    if (handler.kind === 'model') {
+      // Data models: method, role, then method/path shape, all refused before the handler (§7).
+      if (method !== 'OPTIONS' && !allowed.includes(method)) throw new V1HtmlError(403);
+      if (!hasRole(id.roles, handler.h.role)) throw new V1HtmlError(403);
+      const n = r.subpath.length;
+      if (((method === 'PUT' || method === 'DELETE') && n !== 1) || (method === 'POST' && n !== 0)) throw new V1HtmlError(403);
+      if (n === 1) r.uri._id = r.subpath[0]!;
+    } else {
+      if (!r.subpath.every(isSaneValue)) throw new V1HtmlError(403);
+      if (method !== 'OPTIONS' && !allowed.includes(method)) throw new V1HtmlError(405);
+    }
     if (method === 'OPTIONS') {
       const allow = [...allowed, 'OPTIONS'].join(',');
-      const env = this.envelope(r, id, method);
+      const env = this.envelope(r, method);
       env.command = 'OPTIONS';
-      env.answer = { Allow: allow, UriAllowed: handler.base, DetailedAllow: [...allowed, 'OPTIONS'].map((m) => ({ [m]: { path: `/${handler.base}`, command: m } })) };
+      env.answer = { Allow: allow, UriAllowed: entry.base, DetailedAllow: this.detailedAllow(handler, allowed) };
       return this.sendJson(reply, r, 200, env, { allow });
     }
-    if (!allowed.includes(method)) throw new V1HtmlError(405);
+    if (handler.kind === 'model') {
+      const result = await runDataModel(this.ctx, handler.h, method, r);
+      return this.sendJson(reply, r, result.code, this.finish(this.envelope(r, method), result));
+    }
     let cmd: JsonCommand | undefined;
     if (r.body.trim() !== '') {
-      const parsed = parsePacket(r.body);
+      const parsed = readPacket(r.body);
+      // An unreadable packet gets the minimal envelope (§3.5).
       if ('error' in parsed) return this.sendJson(reply, r, 400, { message: 'Bad Request', code: 400, detail: parsed.error });
       cmd = parsed;
     }
-    const result = await handler.run(this.ctx, id, method, cmd);
-    const env = this.envelope(r, id, method);
-    if (result.results !== undefined) {
-      env.answer = handler.fn === 'Server' ? { results: result.results } : { '@model': result.model, results: result.results };
-    }
-    env.command = result.command;
-    if (result.detail !== undefined) env.detail = result.detail;
-    env.message = STATUS_CODES[result.code] ?? 'Error';
-    env.code = result.code;
+    const result = await handler.h.run(this.ctx, id, method, cmd);
+    // GET /server is the one action answer without @model (§3.2).
+    const answer: JsonValue | undefined = result.results === undefined ? undefined
+      : handler.h.fn === 'Server' && method === 'GET' ? { results: result.results } : { '@model': result.model, results: result.results };
+    if (result.after !== undefined) reply.raw.once('finish', result.after);
     const status = result.code === 200 ? 200 : result.httpStatus ?? 400;
-    this.sendJson(reply, r, status, env);
+    const { command, code, detail } = result;
+    this.sendJson(reply, r, status, this.finish(this.envelope(r, method), { command, code, ...(detail !== undefined ? { detail } : {}), ...(answer !== undefined ? { answer } : {}) }));
   }
 
-  private rootOptions(r: V1Request, reply: FastifyReply, id: V1Identity): void {
-    const handlers = ACTIONS.filter((h) => this.enabled(h).length > 0);
-    const union = ['GET', 'PUT', 'POST', 'DELETE'].filter((m) => handlers.some((h) => this.enabled(h).includes(m)));
+  private detailedAllow(handler: Handler, allowed: readonly string[]): JsonValue[] {
+    if (handler.kind === 'model') return dataModelOptions(handler.h, allowed);
+    const base = `/${handler.h.base}`;
+    return [...allowed.map((m) => ({ [m]: { path: base, command: ACTION_COMMANDS[handler.h.base]?.[m] ?? m } })), { OPTIONS: { path: base, command: 'OPTIONS' } }];
+  }
+
+  private rootOptions(r: V1Request, reply: FastifyReply): void {
+    const entries = this.handlers();
+    const union = ALLOW_ORDER.filter((m) => entries.some((e) => e.allowed.includes(m)));
     const allow = [...union, 'OPTIONS'].join(',');
-    const env = this.envelope(r, id, 'OPTIONS');
+    const env = this.envelope(r, 'OPTIONS');
     env.command = 'OPTIONS';
     env.answer = {
-      Allow: allow, UriAllowed: handlers.map((h) => h.base).join(','),
-      DetailedAllow: [...handlers.map((h) => ({ [h.base]: [...this.enabled(h), 'OPTIONS'].map((m) => ({ [m]: { path: `/${h.base}`, command: m } })) })),
-        { root: [{ OPTIONS: { path: '/', command: 'OPTIONS' } }] }],
+      Allow: allow, UriAllowed: entries.map((e) => e.base).join(','),
+      DetailedAllow: [...entries.map((e) => ({ [e.base]: this.detailedAllow(e.handler, e.allowed) })), { root: [{ OPTIONS: { path: '/', command: 'OPTIONS' } }] }],
     };
     this.sendJson(reply, r, 200, env, { allow });
   }
 }
+
+/** The `command` each action answers per method, for OPTIONS discovery (§3.3). */
+const ACTION_COMMANDS: Record<string, Record<string, string>> = {
+  bandwidth: { GET: 'GetBandwidth', PUT: 'SetBandwidth' }, business: { GET: 'ExecuteBusiness' }, config: { GET: 'ExportConfig', PUT: 'ImportConfig' },
+  info: { GET: 'GetInformation' }, log: { GET: 'GetLog' }, server: { GET: 'GetStatus', PUT: 'ShutdownOrBlock' },
+  control: { GET: 'GetTransferInformation', PUT: 'RestartTransfer|StopOrCancelTransfer', POST: 'CreateTransfer' },
+};

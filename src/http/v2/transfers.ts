@@ -154,7 +154,8 @@ async function add(req: V2Request) {
 async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
   const { services } = req.ctx;
   const control = services.transfers;
-  const running = control !== undefined && (kind === 'stop' ? await control.stop(record) : await control.cancel(record));
+  const running = control !== undefined && control.isRunning(record);
+  if (running) await (kind === 'stop' ? control.stop(record) : control.cancel(record));
   const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
   const change = running
     ? { transferInfo: code.char }

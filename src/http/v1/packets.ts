@@ -1,0 +1,99 @@
+/**
+ * v1 action bodies (rest-v1.md §8): the polymorphic JSON packets. The R66 codec of src/protocol
+ * reads the wire form strictly; REST clients are more relaxed (§8 "Encodings"): booleans and
+ * numbers may come as strings, dates as ISO 8601 text, and TransferRequestJsonPacket carries
+ * `validate` as a byte and `additionalDelay` as a boolean. This module brings a body to the
+ * codec's form first, naming the field when a value cannot be used, and shapes packets back.
+ */
+import { isSaneValue } from '../../config/values.js';
+import {
+  jsonClassFromString, JSON_COMMAND_FIELDS, parseJsonCommand, stringifyJsonCommand, stringifyJson, type JsonClassName, type JsonCommand,
+  type JsonObject,
+} from '../../protocol/index.js';
+import { parseIsoDate } from '../../server/history/index.js';
+import { parseExactJson, type JsonValue } from '../json.js';
+
+type Kind = 'string' | 'int' | 'long' | 'bool' | 'date' | 'bytes';
+
+function normaliseField(cls: JsonClassName, field: string, kind: Kind, v: JsonValue): JsonValue {
+  if (v === null) return null;
+  // TransferRequestJsonPacket: `validate` is a byte and `additionalDelay` a boolean in REST (§8).
+  if (cls === 'TransferRequestJsonPacket' && field === 'validate') {
+    if (typeof v === 'boolean') return v;
+    if ((typeof v === 'bigint' || typeof v === 'string') && /^-?\d+$/.test(String(v))) return BigInt(v) !== 0n;
+    throw new Error(`field "${field}" must be a number (0 or 1)`);
+  }
+  if (cls === 'TransferRequestJsonPacket' && field === 'additionalDelay') {
+    if (typeof v === 'boolean') return v ? 1n : 0n;
+    if (v === 'true' || v === 'false') return v === 'true' ? 1n : 0n;
+    throw new Error(`field "${field}" must be a boolean`);
+  }
+  switch (kind) {
+    case 'bool':
+      if (typeof v === 'boolean') return v;
+      if (typeof v === 'string' && /^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+      throw new Error(`field "${field}" must be a boolean`);
+    case 'int':
+    case 'long':
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'string' && /^-?\d{1,19}$/.test(v.trim())) return BigInt(v.trim());
+      throw new Error(`field "${field}" must be an integer`);
+    case 'date': {
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'string') {
+        if (/^-?\d{1,19}$/.test(v.trim())) return BigInt(v.trim());
+        const d = parseIsoDate(v);
+        if (d !== undefined) return BigInt(d.getTime());
+      }
+      throw new Error(`field "${field}" must be epoch milliseconds or an ISO 8601 date`);
+    }
+    case 'bytes':
+      if (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v)) return v;
+      throw new Error(`field "${field}" must be base64`);
+    default:
+      if (typeof v === 'object') throw new Error(`field "${field}" must be a string`);
+      return v;
+  }
+}
+
+/** Reads an action body. The error text names what is wrong; it never echoes a value. */
+export function readPacket(body: string): JsonCommand | { error: string } {
+  if (!isSaneValue(body)) return { error: 'the body contains forbidden characters or markup' };
+  let value: JsonValue;
+  try {
+    value = parseExactJson(body);
+  } catch (err) {
+    return { error: `the body is not valid JSON: ${err instanceof Error ? err.message.replace(/^.*?: /, '') : 'syntax error'}` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'the body is not a JSON object' };
+  const obj = value;
+  const cls = obj['@class'];
+  if (cls === undefined) return { error: "missing type id property '@class'" };
+  const name = typeof cls === 'string' ? jsonClassFromString(cls) : null;
+  if (name === null) return { error: "unknown type id in property '@class'" };
+  const fields = { comment: 'string', requestUserPacket: 'int', ...(JSON_COMMAND_FIELDS[name] as Record<string, { t: Kind }>) } as Record<string, Kind | { t: Kind }>;
+  const normalised: JsonObject = Object.create(null) as JsonObject;
+  normalised['@class'] = cls;
+  try {
+    for (const [field, spec] of Object.entries(fields)) {
+      const v = obj[field];
+      if (v !== undefined) normalised[field] = normaliseField(name, field, typeof spec === 'string' ? spec : spec.t, v);
+    }
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  const cmd = parseJsonCommand(stringifyJson(normalised));
+  return cmd ?? { error: 'the body is not a usable JSON packet' };
+}
+
+/** A packet as the JSON the original writes (`@class` first, every field, nulls included). */
+export function packetJson(cmd: JsonCommand): JsonValue {
+  const out = parseExactJson(stringifyJsonCommand(cmd)) as JsonObject;
+  if (cmd.jsonClass === 'TransferRequestJsonPacket') {
+    // The REST forms of these two fields (§8): `validate` a byte, `additionalDelay` a boolean.
+    out.validate = cmd.validate ? 1n : 0n;
+    out.additionalDelay = cmd.additionalDelay !== 0n;
+    out.toValidate = !cmd.validate;
+  }
+  return out;
+}
