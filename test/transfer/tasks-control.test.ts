@@ -103,4 +103,19 @@ describe('task lists and transfer orders', () => {
     expect((await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' })).code).toBe(ErrorCode.CompleteOk);
     await expect(a.engine.transfer({ partner: 'hosta', rule: 'send', file: 'f.txt' })).rejects.toMatchObject({ code: ErrorCode.LoopSelfRequestedHost });
   });
+
+  it('a sender pre-task renaming the file sends the change notification; the receiver follows the new name', async () => {
+    for (const h of [a, b]) {
+      await h.addRule(rule('renamed', TransferMode.SENDMODE, {
+        sPreTasks: [{ type: 'MOVERENAME', path: '#OUTPATH#/renamed-#ORIGINALFILENAME#', delay: 0 }],
+        rPostTasks: [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }],
+      }));
+    }
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'content');
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'renamed', file: 'f.txt' });
+    expect(out.code).toBe(ErrorCode.CompleteOk);
+    expect(await readFile(path.join(b.dirs.in, 'renamed-f.txt'), 'utf8')).toBe('content');
+    const theirs = await b.row({ specialId: out.record.specialId, requester: 'hosta', requested: 'hostb' });
+    expect(theirs?.originalName).toBe('/out/renamed-f.txt');
+  });
 });
