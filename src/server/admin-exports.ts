@@ -6,6 +6,7 @@
 import { effectiveRole, type ServerConfig } from '../config/index.js';
 import type { AdminExportSource, ConfigExportItem, HistoryOrder, HistoryResult } from '../net/commands/admin-exports.js';
 import type { Logger } from 'pino';
+import type { AuthenticatedPartner } from '../net/partner.js';
 import type { Store } from '../store/index.js';
 import { exportConfigV1, exportHistoryV1, type ConfigItem } from './history/index.js';
 
@@ -24,10 +25,20 @@ async function basicHistory(store: Store, config: ServerConfig, order: HistoryOr
   return { ...exported, purged };
 }
 
+/** This server's own host ids (plain and TLS): a caller using one of them may do anything. */
+export function ownIdsOf(config: ServerConfig): string[] {
+  return [config.hostId, ...(config.sslHostId !== undefined ? [config.sslHostId] : [])];
+}
+
+/** The effective role of an authenticated partner (server.xml roles, admin flag). */
+export function roleOfPartner(config: ServerConfig): (partner: AuthenticatedPartner) => number {
+  return (partner) => effectiveRole(config.roles, partner.hostId, partner.host.adminRole);
+}
+
 export function adminExportSource(config: ServerConfig, store: () => Store, log: Logger): AdminExportSource {
   return {
-    ownIds: [config.hostId, ...(config.sslHostId !== undefined ? [config.sslHostId] : [])],
-    roleOf: (partner) => effectiveRole(config.roles, partner.hostId, partner.host.adminRole),
+    ownIds: ownIdsOf(config),
+    roleOf: roleOfPartner(config),
     exportHistory: async (order) => {
       if (order.form === 'basic') return basicHistory(store(), config, order);
       return exportHistoryV1({ store: store(), hostId: config.hostId, archiveDir: config.directories.arch }, {

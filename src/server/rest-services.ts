@@ -7,14 +7,6 @@ import { memoryBandwidth, RestListener, type RestServices } from '../http/index.
 import type { Component } from './component.js';
 import type { ServerRuntime } from './runtime.js';
 
-/** A failed restart leaves nothing running: end the process through its ordered shutdown. */
-export function restartOrExit(runtime: ServerRuntime): void {
-  runtime.restart().catch((err: unknown) => {
-    runtime.log.error({ err: err instanceof Error ? err.message : String(err) }, 'server restart failed; the process stops');
-    process.kill(process.pid, 'SIGTERM');
-  });
-}
-
 export function restListeners(runtime: ServerRuntime): Component[] {
   if (runtime.config.rest.length === 0) return [];
   const bandwidth = memoryBandwidth(runtime.config);
@@ -27,13 +19,8 @@ export function restListeners(runtime: ServerRuntime): Component[] {
       counters: { networkConnections: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
       shutdown: (restart) => {
         runtime.log.warn({ restart }, 'shutdown requested through REST');
-        if (!restart) {
-          // The process's own shutdown handlers run the ordered stop (shutdown.ts).
-          process.kill(process.pid, 'SIGTERM');
-          return;
-        }
-        // Out of the request that asked for it: the restart closes this very listener.
-        setImmediate(() => restartOrExit(runtime));
+        // Out of the request that asked for it: a restart closes this very listener.
+        setImmediate(() => runtime.requestShutdown(restart));
       },
       blockRequests: (block) => runtime.log.warn({ block }, 'request blocking asked through REST'),
     };

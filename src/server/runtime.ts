@@ -15,9 +15,10 @@
 import type { Logger } from 'pino';
 import { loadServerConfig, type ServerConfig } from '../config/index.js';
 import { adminExportHandlers } from '../net/commands/admin-exports.js';
+import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
-import { adminExportSource } from './admin-exports.js';
+import { adminExportSource, ownIdsOf, roleOfPartner } from './admin-exports.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
@@ -119,6 +120,22 @@ export class ServerRuntime {
     return this.restarting;
   }
 
+  /**
+   * A shutdown asked by an operator (REST, R66 order): without restart, the process's own
+   * shutdown handlers run the ordered stop (shutdown.ts); with restart, `restart()`, and when the
+   * new start fails nothing runs any more, so the process ends the same way.
+   */
+  requestShutdown(restart: boolean): void {
+    if (!restart) {
+      process.kill(process.pid, 'SIGTERM');
+      return;
+    }
+    this.restart().catch((err: unknown) => {
+      this.log.error({ err: describeError(err) }, 'server restart failed; the process stops');
+      process.kill(process.pid, 'SIGTERM');
+    });
+  }
+
   private async restartOnce(): Promise<void> {
     this.log.warn({ hostid: this.hostId }, 'server restart: stopping');
     await this.currentLifecycle.stop();
@@ -150,6 +167,10 @@ export class ServerRuntime {
         const admin = adminExportHandlers(adminExportSource(this.config, () => this.store, this.log), handlers.get('valid'), handlers.get('jsonCommand'));
         handlers.register('valid', admin.valid);
         handlers.register('jsonCommand', admin.jsonCommand);
+        handlers.register('shutdown', shutdownOrderHandler({
+          adminPassword: this.config.server.adminPassword, ownIds: ownIdsOf(this.config), roleOf: roleOfPartner(this.config),
+          shutdown: (restart) => this.requestShutdown(restart),
+        }));
       }
       lifecycle.add(component);
     }

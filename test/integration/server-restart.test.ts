@@ -4,12 +4,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { sendMessage } from '../../src/client/message.js';
+import { loadClientConfig } from '../../src/config/index.js';
+import { openClientNetwork } from '../../src/net/network.js';
+import { deriveWireKey } from '../../src/protocol/index.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { openStore, parseJdbcUrl } from '../../src/store/index.js';
+import { PASSWORD_HEX, runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 
 let box: Sandbox;
 let inst: Instance;
 let server: Running | undefined;
+let orderedServer: Running | undefined;
 
 /** writeInstance's hosta is an administrator partner with the password "password". */
 const AUTH = `Basic ${Buffer.from('hosta:password').toString('base64')}`;
@@ -42,8 +49,9 @@ beforeEach(async () => {
   inst = writeInstance(join(box.dir, 'conf', 'hosta'));
 });
 afterEach(async () => {
-  if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+  for (const r of [server, orderedServer]) if (r && r.child.exitCode === null) r.child.kill('SIGKILL');
   server = undefined;
+  orderedServer = undefined;
   box.cleanup();
 });
 
@@ -100,5 +108,42 @@ describe('PUT /v2/server/restart (rest-v2.md §10.11)', () => {
     await waitFor(() => logLines(s, 'server restarted') === 1, { what: 'the restart', timeoutMs: 20_000 });
     expect(s.stdout()).toContain('the configuration cannot be read again; the previous one is kept');
     expect((await fetch(url(port, '/v2/server/status'), { headers: { authorization: AUTH } })).status).toBe(200);
+  });
+});
+
+describe('R66 shutdown order with restart (r66-protocol.md §9.12)', () => {
+  it('a wrong key is refused; the right one restarts the server, which answers on its R66 port again', async () => {
+    const r66 = await freePort();
+    const server = join(inst.confDir, 'server.xml');
+    writeFileSync(server, readFileSync(server, 'utf8').replace('<serverport>0</serverport>', `<serverport>${r66}</serverport>`));
+    writeFileSync(join(inst.confDir, 'authent.xml'), `<authent><entry><hostid>hosta</hostid><address>127.0.0.1</address><port>${r66}</port><admin>true</admin><key>${PASSWORD_HEX}</key></entry></authent>\n`);
+    const env = { ...box.env, CONFDIR: inst.confDir };
+    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml')], env)).code).toBe(0);
+    const s = spawnCli('server', ['start'], env);
+    orderedServer = s;
+    await waitFor(() => s.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 20_000 });
+
+    // The client shares the server's identity (hosta), as the original's ServerShutdown tool does.
+    const config = await loadClientConfig(join(inst.confDir, 'client.xml'));
+    const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`, 'svc', 'pw'), { hostId: 'hosta' });
+    const open = () => openClientNetwork(config, { findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }, { logger: silentLogger() });
+    try {
+      const first = await open();
+      const refused = await first.pool.openChannel('hosta');
+      await refused.channel.send({ kind: 'shutdown', key: deriveWireKey('not the password'), restart: true });
+      expect(await refused.channel.receive(10_000, 'the refusal')).toMatchObject({ kind: 'error', message: 'Invalid Shutdown comand', code: { char: 'R' } });
+      refused.channel.close();
+      const order = await first.pool.openChannel('hosta');
+      // writeInstance's serverpasswd is the encrypted "password".
+      await order.channel.send({ kind: 'shutdown', key: deriveWireKey('password'), restart: true });
+      await waitFor(() => logLines(s, 'server restarted') === 1, { what: 'the restart', timeoutMs: 20_000 });
+      await first.pool.close();
+      expect(s.child.exitCode).toBeNull();
+      const second = await open();
+      expect((await sendMessage(second.pool, 'hosta', 'after restart', 10_000)).answer).toBe('TestPacket: MSG:after restart:101');
+      await second.pool.close();
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,0 +1,32 @@
+/**
+ * The shutdown order (r66-protocol.md §9.12): `Shutdown(header = admin wire key, middle = [1] to
+ * restart)`. Accepted from a caller with the SYSTEM role (or this server itself) whose key is the
+ * one derived from this server's administrator password; otherwise
+ * `Error("Invalid Shutdown comand", 'R')` (sic, the original's text). An accepted order gets no
+ * direct answer: the server stops (and restarts) once this conversation is closed.
+ */
+import { hasRole, Role } from '../../config/index.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
+import { R66Error } from '../errors.js';
+import type { RequestHandler } from '../handlers.js';
+import type { AuthenticatedPartner } from '../partner.js';
+
+export interface ShutdownOrderSource {
+  /** Clear administrator password of this server (server.xml `serverpasswd`). */
+  adminPassword: string;
+  ownIds: readonly string[];
+  roleOf(partner: AuthenticatedPartner): number;
+  /** Starts the ordered shutdown, or the in-process restart; called after the channel closes. */
+  shutdown(restart: boolean): void;
+}
+
+export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandler<'shutdown'> {
+  return async (ctx, p: ShutdownPacket) => {
+    const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
+    if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error('Invalid Shutdown comand', ErrorCode.RemoteError);
+    ctx.logger.warn({ partner: ctx.partner.hostId, restart: p.restart }, 'shutdown order received');
+    // Out of this conversation: the shutdown closes the connection it arrived on.
+    setImmediate(() => source.shutdown(p.restart));
+  };
+}
