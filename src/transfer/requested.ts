@@ -69,6 +69,7 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
     record.blockSize = blockSize;
     record.fileInfo = p.fileInformation;
     record.updatedInfo = UpdatedInfo.RUNNING;
+    record.globalStep = record.globalLastStep;
     record.stop = new Date();
     await core.runner.update(record);
   } else {

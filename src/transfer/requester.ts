@@ -69,7 +69,8 @@ export async function runRequester(core: EngineCore, record: TransferRecord): Pr
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
     }
   }
-  await row.set({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
+  // A new attempt: back to the restart point, so its error tasks run again if it fails (tasks.md §3).
+  await row.set({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: record.globalLastStep });
   let opened;
   try {
     opened = await core.pool.openChannel(record.requested);

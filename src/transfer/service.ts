@@ -9,7 +9,7 @@ import type { RequestHandlers } from '../net/handlers.js';
 import type { LocalIdentity } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { Store } from '../store/index.js';
-import { createTaskRegistry, type TaskRegistry } from '../tasks/index.js';
+import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../tasks/index.js';
 import { TransferEngine } from './engine.js';
 import { TransferScheduler } from './scheduler.js';
 
@@ -21,6 +21,8 @@ export interface TransferServiceDeps {
   network: () => { pool: ConnectionPool; handlers: RequestHandlers; ctx: { identity: LocalIdentity } };
   logger: Logger;
   tasks?: TaskRegistry;
+  /** Task hooks only a server provides (RESTART). */
+  hooks?: Pick<EngineHooks, 'restarter'>;
 }
 
 export class TransferService {
@@ -48,6 +50,7 @@ export class TransferService {
       handlers: net.handlers,
       tasks: this.deps.tasks ?? createTaskRegistry(),
       logger: logger.child({ component: 'transfer' }),
+      ...(this.deps.hooks ? { hooks: this.deps.hooks } : {}),
     });
     const limits = await store.limits.get(config.hostId).catch(() => undefined);
     if (limits) {

@@ -54,6 +54,11 @@ describe('task lists and transfer orders', () => {
     expect(out.code).toBe(ErrorCode.FileNotFound);
     await waitFor(async () => (await entries()).length === 2);
     expect((await entries()).sort()).toEqual(['rerror-hosta', 'serror-hostb']);
+    // A second attempt of the same transfer runs them again, once.
+    const again = await a.engine.transfer({ partner: 'hostb', rule: 'recv', file: 'missing.txt', id: out.record.specialId });
+    expect(again.code).toBe(ErrorCode.FileNotFound);
+    await waitFor(async () => (await entries()).length === 4);
+    expect((await entries()).sort()).toEqual(['rerror-hosta', 'rerror-hosta', 'serror-hostb', 'serror-hostb']);
   });
 
   it('a partner stops a running transfer with a Valid order, then restarts it through the requester', async () => {
