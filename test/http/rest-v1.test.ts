@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalString } from '../../src/http/v1/auth.js';
 import type { V1Request } from '../../src/http/v1/request.js';
+import { ErrorCode } from '../../src/model/error-code.js';
 import { deriveWireKey } from '../../src/protocol/index.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { host, SIG_KEY, startHarness, type Harness } from './harness.js';
@@ -226,6 +227,22 @@ describe.each(testDialects().slice(0, 2))('REST v1 actions on $name', (dbc) => {
     expect((await call('GET', '/business', { body: JSON.stringify({ ...req, className: 'failing' }) })).json()).toMatchObject({ code: 406, answer: { results: [{ validated: false }] } });
     expect((await call('GET', '/business', { body: JSON.stringify({ ...req, className: 'unknown' }) })).json()).toMatchObject({ code: 406 });
     expect((await call('GET', '/business')).json()).toMatchObject({ code: 400 });
+  });
+
+  it('exports the configuration and imports it from a path or from a file received by a transfer id', async (ctx) => {
+    if (dbc.skip(ctx)) return;
+    const exp = await call('GET', '/config', { body: JSON.stringify({ '@class': cls('ConfigExportJsonPacket'), rule: true }) });
+    expect(exp.json()).toMatchObject({ command: 'ExportConfig', code: 200 });
+    const file = /"filerule":"([^"]+)"/.exec(exp.text)![1]!;
+    await h.store.runner.insert({
+      specialId: 77n, requester: 'v1admin', requested: 'hosta', ownerReq: 'hosta', globalStep: 4, globalLastStep: 4, step: 0, rank: 1, blockSize: 65536,
+      mode: 1, updatedInfo: 6, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk, retrieveMode: false, isMoved: true,
+      start: new Date(), stop: new Date(), idRule: 'rule-send', filename: file, originalName: 'rules.xml', fileInfo: '', transferInfo: '{}',
+    });
+    const imp = await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: '/nonexistent.xml', ruleid: 77 }) });
+    expect(imp.json()).toMatchObject({ command: 'ImportConfig', code: 200, answer: { results: [{ importedrule: true }] } });
+    expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: '/nonexistent.xml' }) })).json()).toMatchObject({ code: 406 });
+    expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigExportJsonPacket'), rule: true }) })).json()).toMatchObject({ code: 412 });
   });
 
   it('shuts down and blocks with the administrator key only', async (ctx) => {

@@ -5,6 +5,7 @@
 import { hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
 import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest } from '../../server/history/index.js';
+import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
 import { normaliseLimits } from '../context.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
@@ -75,6 +76,17 @@ export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: J
   return { code: 200, command, model, results: [packetJson(answer)] };
 }
 
+/** The file of transfer `specialId` that `user` sent to this server, if that transfer exists. */
+async function receivedFile(ctx: RestListenerContext, user: string, specialId: bigint): Promise<string | undefined> {
+  const { config, store } = ctx.services;
+  const ownIds = [config.hostId, ...(config.sslHostId !== undefined ? [config.sslHostId] : [])];
+  for (const requested of ownIds) {
+    const record = await store.runner.get({ specialId, requester: user, requested, ownerReq: config.hostId });
+    if (record !== undefined) return record.filename;
+  }
+  return undefined;
+}
+
 export async function configAction(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult> {
   const model = 'Config';
   const command = method === 'PUT' ? 'ImportConfig' : 'ExportConfig';
@@ -103,11 +115,15 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   }
   if (cmd.jsonClass !== 'ConfigImportJsonPacket' && cmd.jsonClass !== 'ConfigImportResponseJsonPacket') return { code: 412, command, model };
   const req: ImportRequest = {};
-  const pairs: Array<[ConfigItem, string | null, boolean]> = [
-    ['hosts', cmd.host, cmd.purgehost], ['rules', cmd.rule, cmd.purgerule], ['business', cmd.business, cmd.purgebusiness],
-    ['aliases', cmd.alias, cmd.purgealias], ['roles', cmd.roles, cmd.purgeroles],
+  const pairs: Array<[ConfigItem, string | null, bigint, boolean]> = [
+    ['hosts', cmd.host, cmd.hostid, cmd.purgehost], ['rules', cmd.rule, cmd.ruleid, cmd.purgerule], ['business', cmd.business, cmd.businessid, cmd.purgebusiness],
+    ['aliases', cmd.alias, cmd.aliasid, cmd.purgealias], ['roles', cmd.roles, cmd.rolesid, cmd.purgeroles],
   ];
-  for (const [item, file, purge] of pairs) if (file) req[item] = { file, purge };
+  for (const [item, path, transferId, purge] of pairs) {
+    // A transfer id wins over a path: the file this user sent to this server by that transfer (§12.3).
+    const file = transferId !== ILLEGAL_SPECIAL_ID ? await receivedFile(ctx, id.user, transferId) : path;
+    if (file) req[item] = { file, purge };
+  }
   let imported: Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>> = {};
   let detail: string | undefined;
   try {
