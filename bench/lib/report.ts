@@ -2,7 +2,7 @@
  * Ratios, targets (the issue's figures, each PASS / MISS / SKIP) and the printed tables.
  */
 import { BASELINE_OF, type ScenarioName } from './args.js';
-import type { BenchRun, ScenarioResult, TargetResult } from './types.js';
+import type { BenchRun, RssGrowth, ScenarioResult, TargetResult } from './types.js';
 
 const MB = 1e6;
 /** Peak RSS allowed for each svc host during any scenario (issue: 250 MB). */
@@ -66,18 +66,26 @@ function rssTarget(results: Map<string, ScenarioResult>): TargetResult {
   return t;
 }
 
+/**
+ * The issue's figure is the first vs the last thousand small transfers: the concurrent scenario
+ * (2000 transfers) has exactly that. small-seq (500 transfers: windows of 250, mostly warm-up) is
+ * only shown in the note, for information.
+ */
 function growthTarget(results: Map<string, ScenarioResult>): TargetResult {
-  const rule = `RSS growth first -> last ${'window'} of small transfers <= ${RSS_GROWTH_LIMIT * 100}%`;
-  let worst: { growth: number; where: string } | undefined;
-  for (const name of ['small-seq', 'small-concurrent'] as const) {
+  const rule = `RSS growth first -> last 1000 small transfers <= ${RSS_GROWTH_LIMIT * 100}%`;
+  const worstOf = (name: string): RssGrowth | undefined => {
     const r = results.get(name);
-    if (r?.status !== 'ok' || r.rssGrowth === undefined) continue;
-    for (const g of r.rssGrowth) {
-      if (worst === undefined || g.growth > worst.growth) worst = { growth: g.growth, where: `${name} ${g.role}, windows of ${g.window}` };
-    }
-  }
-  if (worst === undefined) return skip('rss-growth', rule, RSS_GROWTH_LIMIT, 'no small svc scenario with RSS windows ran');
-  return { name: 'rss-growth', rule, status: worst.growth <= RSS_GROWTH_LIMIT ? 'PASS' : 'MISS', measured: worst.growth, threshold: RSS_GROWTH_LIMIT, reason: worst.where };
+    if (r?.status !== 'ok' || r.rssGrowth === undefined) return undefined;
+    return [...r.rssGrowth].sort((x, y) => y.growth - x.growth)[0];
+  };
+  const seq = worstOf('small-seq');
+  const seqNote = seq === undefined ? '' : `; small-seq (info) ${(seq.growth * 100).toFixed(1)}% ${seq.role}, windows of ${seq.window}`;
+  const worst = worstOf('small-concurrent');
+  if (worst === undefined) return skip('rss-growth', rule, RSS_GROWTH_LIMIT, `${whyNot(results.get('small-concurrent'), 'small-concurrent')}${seqNote}`);
+  return {
+    name: 'rss-growth', rule, status: worst.growth <= RSS_GROWTH_LIMIT ? 'PASS' : 'MISS', measured: worst.growth, threshold: RSS_GROWTH_LIMIT,
+    reason: `small-concurrent ${worst.role}, windows of ${worst.window}${seqNote}`,
+  };
 }
 
 export function evaluateTargets(list: ScenarioResult[]): TargetResult[] {
@@ -140,7 +148,7 @@ export function formatRun(run: BenchRun): string {
   ]);
   const targets = table([
     ['target', 'status', 'measured', 'note'],
-    ...run.targets.map((t) => [t.rule, t.status, measuredText(t), short(t.reason ?? '', 100)]),
+    ...run.targets.map((t) => [t.rule, t.status, measuredText(t), short(t.reason ?? '', 110)]),
   ]);
   return `${head}\n${scenarios}\n\n${targets}\n`;
 }

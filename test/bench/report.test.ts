@@ -54,7 +54,16 @@ describe('bench targets', () => {
     expect(targets['small-seq-rate']?.status).toBe('PASS');
     expect(targets['small-concurrent-rate']?.status).toBe('MISS');
     expect(targets['peak-rss']).toMatchObject({ status: 'MISS', measured: 260e6, reason: 'highest: large-tls client' });
-    expect(targets['rss-growth']?.status).toBe('PASS');
+    expect(targets['rss-growth']).toMatchObject({ status: 'PASS', measured: 0.05, reason: 'small-concurrent host-b, windows of 1000' });
+  });
+
+  it('RSS growth is judged on the concurrent scenario; the sequential one is only noted', () => {
+    const growth = (g: number, window: number): ScenarioResult['rssGrowth'] => [{ role: 'host-b', firstBytes: 100, lastBytes: 100 * (1 + g), window, growth: g }];
+    const both = evaluateTargets([result('small-seq', 1, { rssGrowth: growth(0.2, 250) }), result('small-concurrent', 1, { rssGrowth: growth(0.02, 1000) })]);
+    expect(both.find((t) => t.name === 'rss-growth')).toMatchObject({ status: 'PASS', measured: 0.02 });
+    expect(both.find((t) => t.name === 'rss-growth')?.reason).toContain('small-seq (info) 20.0% host-b, windows of 250');
+    const seqOnly = evaluateTargets([result('small-seq', 1, { rssGrowth: growth(0.2, 250) })]);
+    expect(seqOnly.find((t) => t.name === 'rss-growth')).toMatchObject({ status: 'SKIP' });
   });
 
   it('a skipped scenario skips its targets with its reason', () => {
