@@ -6,7 +6,7 @@ import { Role } from '../../../config/index.js';
 import type { Limits } from '../../../model/limits.js';
 import { UpdatedInfo } from '../../../model/transfer.js';
 import type { JsonObject } from '../../json.js';
-import { long, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
+import { long, ModelError, removeKeyed, SQL, text, updateKeyed, type DataModel, type ModelArgs } from './model.js';
 
 const LIMITS = [
   ['READGLOBALLIMIT', 'readGlobalLimit'], ['WRITEGLOBALLIMIT', 'writeGlobalLimit'], ['READSESSIONLIMIT', 'readSessionLimit'],
@@ -53,17 +53,6 @@ export const configurationsModel: DataModel = {
     await ctx.services.store.limits.upsert(l);
     return limitsItem(l);
   },
-  async update(ctx, id, args) {
-    const l = await ctx.services.store.limits.get(id);
-    if (l === undefined) return undefined;
-    apply(l, args);
-    await ctx.services.store.limits.upsert(l);
-    return limitsItem(l);
-  },
-  async remove(ctx, id) {
-    const l = await ctx.services.store.limits.get(id);
-    if (l === undefined) return undefined;
-    await ctx.services.store.limits.delete(id);
-    return limitsItem(l);
-  },
+  update: (ctx, id, args) => updateKeyed(ctx.services.store.limits, id, (l) => apply(l, args), limitsItem),
+  remove: (ctx, id) => removeKeyed(ctx.services.store.limits, id, limitsItem),
 };

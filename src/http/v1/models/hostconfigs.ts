@@ -4,7 +4,7 @@ import type { HostConfig } from '../../../model/host-config.js';
 import { UpdatedInfo } from '../../../model/transfer.js';
 import { othersWithVersion, CURRENT_SCHEMA_VERSION } from '../../../store/index.js';
 import type { JsonObject } from '../../json.js';
-import { collapse, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
+import { collapse, ModelError, removeKeyed, SQL, text, updateKeyed, type DataModel, type ModelArgs } from './model.js';
 
 const TEXTS = [['BUSINESS', 'business'], ['ROLES', 'roles'], ['ALIASES', 'aliases'], ['OTHERS', 'others']] as const;
 
@@ -45,17 +45,6 @@ export const hostConfigsModel: DataModel = {
     await store.upsert(c);
     return hostConfigItem(c);
   },
-  async update(ctx, id, args) {
-    const c = await ctx.services.store.hostConfigs.get(id);
-    if (c === undefined) return undefined;
-    apply(c, args);
-    await ctx.services.store.hostConfigs.upsert(c);
-    return hostConfigItem(c);
-  },
-  async remove(ctx, id) {
-    const c = await ctx.services.store.hostConfigs.get(id);
-    if (c === undefined) return undefined;
-    await ctx.services.store.hostConfigs.delete(id);
-    return hostConfigItem(c);
-  },
+  update: (ctx, id, args) => updateKeyed(ctx.services.store.hostConfigs, id, (c) => apply(c, args), hostConfigItem),
+  remove: (ctx, id) => removeKeyed(ctx.services.store.hostConfigs, id, hostConfigItem),
 };

@@ -8,7 +8,7 @@ import { NO_ADDRESS, type Host } from '../../../model/host.js';
 import { UpdatedInfo } from '../../../model/transfer.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
-import { bool, int, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
+import { bool, int, ModelError, removeKeyed, SQL, text, updateKeyed, type DataModel, type ModelArgs } from './model.js';
 
 export function hostItem(h: Host): JsonObject {
   return {
@@ -54,14 +54,6 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
   return hostItem(host);
 }
 
-async function update(ctx: RestListenerContext, id: string, args: ModelArgs): Promise<JsonObject | undefined> {
-  const host = await ctx.services.store.hosts.get(id);
-  if (host === undefined) return undefined;
-  apply(ctx, host, args);
-  await ctx.services.store.hosts.upsert(host);
-  return hostItem(host);
-}
-
 export const hostsModel: DataModel = {
   fn: 'DbHostAuth', base: 'hosts', model: 'DbHostAuth', role: Role.HOST,
   columns: {
@@ -84,11 +76,7 @@ export const hostsModel: DataModel = {
     const h = await ctx.services.store.hosts.get(id);
     return h === undefined ? undefined : hostItem(h);
   },
-  create, update,
-  async remove(ctx, id) {
-    const h = await ctx.services.store.hosts.get(id);
-    if (h === undefined) return undefined;
-    await ctx.services.store.hosts.delete(id);
-    return hostItem(h);
-  },
+  create,
+  update: (ctx, id, args) => updateKeyed(ctx.services.store.hosts, id, (h) => apply(ctx, h, args), hostItem),
+  remove: (ctx, id) => removeKeyed(ctx.services.store.hosts, id, hostItem),
 };

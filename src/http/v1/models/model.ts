@@ -99,3 +99,27 @@ export function parseId(id: string, what: string): bigint {
 
 /** Whitespace runs collapsed to one space (hostconfig XML texts on input, §11.4). */
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ');
+
+/** The repository calls the keyed models (hosts, rules, hostconfigs, configurations) share. */
+interface KeyedRepository<T> {
+  get(id: string): Promise<T | undefined>;
+  upsert(record: T): Promise<void>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** PUT of a keyed record: read, apply the supplied columns, write; undefined when absent (404). */
+export async function updateKeyed<T>(repo: KeyedRepository<T>, id: string, apply: (r: T) => void, item: (r: T) => JsonObject): Promise<JsonObject | undefined> {
+  const record = await repo.get(id);
+  if (record === undefined) return undefined;
+  apply(record);
+  await repo.upsert(record);
+  return item(record);
+}
+
+/** DELETE of a keyed record: the answer is the record as it was; undefined when absent (404). */
+export async function removeKeyed<T>(repo: KeyedRepository<T>, id: string, item: (r: T) => JsonObject): Promise<JsonObject | undefined> {
+  const record = await repo.get(id);
+  if (record === undefined) return undefined;
+  await repo.delete(id);
+  return item(record);
+}
