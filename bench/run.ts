@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ArgsError, parseArgs, selectScenarios, USAGE, type ScenarioName } from './lib/args.js';
 import { makeFixtures } from './lib/fixtures.js';
 import { describeMachine } from './lib/machine.js';
-import { addRatios, evaluateTargets, formatRun } from './lib/report.js';
+import { addRatios, combineRounds, evaluateTargets, formatRun } from './lib/report.js';
 import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
 import type { BenchOptions, BenchRun, ScenarioResult } from './lib/types.js';
 import { rawCopy, rawSmall, rawTcp } from './raw/scenarios.js';
@@ -30,32 +30,38 @@ function fixtureNeeds(names: ScenarioName[], opts: BenchOptions): { large: boole
   return { large, smallCount };
 }
 
-async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
-  const results: ScenarioResult[] = [];
-  // The svc hosts are started once, on first use, and shared by the svc scenarios.
-  let svc: SvcSuite | undefined;
+async function runScenario(name: ScenarioName, ctx: ScenarioContext, svc: () => Promise<SvcSuite>): Promise<ScenarioResult> {
   try {
-    for (const name of names) {
-      log(`${name}: running`);
-      let result: ScenarioResult;
-      try {
-        const raw = RAW[name];
-        if (raw !== undefined) {
-          result = await raw(ctx);
-        } else {
-          svc ??= await SVC_SCENARIOS.open(ctx);
-          result = await svc.run(name, ctx);
-        }
-      } catch (err) {
-        result = notRun(name, 'failed', err instanceof Error ? err.message : String(err));
+    const raw = RAW[name];
+    return raw !== undefined ? await raw(ctx) : await (await svc()).run(name, ctx);
+  } catch (err) {
+    return notRun(name, 'failed', err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Runs the selection `repeat` times, round robin; each round gets its ratios before combining. */
+async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
+  const rounds: ScenarioResult[][] = [];
+  // The svc hosts are started once, on first use, and shared by the svc scenarios of every round.
+  let suite: Promise<SvcSuite> | undefined;
+  const svc = (): Promise<SvcSuite> => (suite ??= SVC_SCENARIOS.open(ctx));
+  try {
+    for (let round = 1; round <= ctx.opts.repeat; round++) {
+      const results: ScenarioResult[] = [];
+      for (const name of names) {
+        const tag = ctx.opts.repeat > 1 ? `${name} (round ${round}/${ctx.opts.repeat})` : name;
+        log(`${tag}: running`);
+        const result = await runScenario(name, ctx, svc);
+        log(`${tag}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
+        results.push(result);
       }
-      log(`${name}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
-      results.push(result);
+      addRatios(results);
+      rounds.push(results);
     }
   } finally {
-    await svc?.close();
+    await (await suite)?.close();
   }
-  return results;
+  return combineRounds(rounds);
 }
 
 async function main(): Promise<number> {
@@ -90,7 +96,6 @@ async function main(): Promise<number> {
     log(`work folder ${workDir}; making the files`);
     const fixtures = await makeFixtures(join(workDir, 'fixtures'), fixtureNeeds(names, opts), opts);
     const scenarios = await runScenarios(names, { opts, fixtures, workDir, log });
-    addRatios(scenarios);
     const run: BenchRun = { schema: 1, startedAt, finishedAt: new Date().toISOString(), options: opts, machine, scenarios, targets: evaluateTargets(scenarios) };
     process.stdout.write(formatRun(run));
     mkdirSync(opts.resultsDir, { recursive: true });

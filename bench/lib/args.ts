@@ -27,6 +27,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --small-count N         files of the sequential small scenarios (default 500)
   --concurrent-count N    files of the concurrent scenario (default 2000)
   --concurrency N         transfers in flight in the concurrent scenario (default 16)
+  --repeat N              run the selection N times, round robin; each figure is the median
   --sync                  raw baselines fdatasync each received file before acknowledging it
   --results DIR           where the JSON result goes (default bench/results)
   --work DIR              where the temporary files are made (default the system temp dir)
@@ -72,6 +73,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     concurrentCount: 2000,
     concurrency: 16,
     sync: false,
+    repeat: 1,
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
     keep: false,
@@ -96,6 +98,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
       case '--concurrent-count': opts.concurrentCount = positiveInt(flag, next()); explicit.add('concurrent'); break;
       case '--concurrency': opts.concurrency = positiveInt(flag, next()); break;
       case '--sync': opts.sync = true; break;
+      case '--repeat': opts.repeat = positiveInt(flag, next()); break;
       case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
       case '--keep': opts.keep = true; break;

@@ -22,6 +22,38 @@ export function addRatios(results: ScenarioResult[]): void {
   }
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * One result per scenario out of several rounds (each already given its ratios): the round with the
+ * median value stands for the scenario, its ratio is the median of the rounds' own ratios (each
+ * against the baseline of its round), and every round's figure is kept. A round that did not run
+ * makes the scenario not run, with that round's reason.
+ */
+export function combineRounds(rounds: ScenarioResult[][]): ScenarioResult[] {
+  if (rounds.length === 1) return rounds[0] ?? [];
+  const names = (rounds[0] ?? []).map((r) => r.name);
+  return names.map((name) => {
+    const all = rounds.map((round) => round.find((r) => r.name === name)).filter((r): r is ScenarioResult => r !== undefined);
+    const bad = all.find((r) => r.status !== 'ok');
+    if (bad !== undefined) return bad;
+    const values = all.map((r) => r.value);
+    const mid = median(values);
+    const chosen = all.reduce((best, r) => (Math.abs(r.value - mid) < Math.abs(best.value - mid) ? r : best));
+    const ratios = all.map((r) => r.ratio).filter((x): x is number => x !== undefined);
+    const out: ScenarioResult = { ...chosen, value: mid, runs: values };
+    if (ratios.length === all.length) {
+      out.ratio = median(ratios);
+      out.runRatios = ratios;
+    }
+    return out;
+  });
+}
+
 function skip(name: string, rule: string, threshold: number, reason: string): TargetResult {
   return { name, rule, status: 'SKIP', threshold, reason };
 }
@@ -126,7 +158,8 @@ function scenarioRow(r: ScenarioResult): string[] {
   const cpu = r.processes.map((p) => `${p.role} ${fmt(p.cpuSeconds)}`).join(', ');
   const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
   const size = r.unit === 'MB/s' ? `${fmt(r.bytes / MB, 0)} MB in ${fmt(r.seconds, 2)} s` : `${r.files} files in ${fmt(r.seconds, 2)} s`;
-  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size];
+  const rounds = r.runs === undefined ? '' : `; median of ${r.runs.map((v) => fmt(v)).join(' / ')}`;
+  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size + rounds];
 }
 
 function measuredText(t: TargetResult): string {

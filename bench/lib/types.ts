@@ -29,8 +29,12 @@ export interface ScenarioResult {
   value: number;
   /** The scenario this one is compared with (raw-copy, raw-small), when it has one. */
   baseline?: string;
-  /** value / baseline value, when both ran. */
+  /** value / baseline value, when both ran (with --repeat: the median of each round's ratio). */
   ratio?: number;
+  /** With --repeat: the value of every round, in order (`value` is their median). */
+  runs?: number[];
+  /** With --repeat: each round's ratio to the baseline of the same round. */
+  runRatios?: number[];
   bytes: number;
   files: number;
   /** The time the figure is computed from (see docs/performance.md for what each scenario times). */
@@ -108,6 +112,8 @@ export interface BenchOptions {
   resultsDir: string;
   /** Where the test files and homes are made (a fresh temporary folder under it). */
   workRoot: string;
+  /** Rounds of the whole selection (round robin, so baselines and svc see the same noise). */
+  repeat: number;
   /** Keep the temporary folder (for inspection). */
   keep: boolean;
   /** Run the svc processes with --cpu-prof and summarise their profiles (see lib/profile.ts). */

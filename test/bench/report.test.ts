@@ -1,7 +1,7 @@
 // Scenario selection and target evaluation of the benchmark on made-up results (no measurement).
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, selectScenarios } from '../../bench/lib/args.js';
-import { addRatios, evaluateTargets } from '../../bench/lib/report.js';
+import { addRatios, combineRounds, evaluateTargets } from '../../bench/lib/report.js';
 import type { ScenarioResult } from '../../bench/lib/types.js';
 
 function result(name: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
@@ -71,5 +71,25 @@ describe('bench targets', () => {
     addRatios(results);
     const large = evaluateTargets(results).find((t) => t.name === 'large-ratio');
     expect(large).toMatchObject({ status: 'SKIP', reason: 'large skipped: engine not ready' });
+  });
+});
+
+describe('bench --repeat', () => {
+  it('keeps the median value and the median of the per-round ratios, with every round listed', () => {
+    const round = (base: number, large: number): ScenarioResult[] => {
+      const r = [result('raw-copy', base), result('large', large)];
+      addRatios(r);
+      return r;
+    };
+    const [copy, large] = combineRounds([round(100, 50), round(200, 80), round(150, 90)]);
+    expect(copy).toMatchObject({ value: 150, runs: [100, 200, 150] });
+    expect(large).toMatchObject({ value: 80, runs: [50, 80, 90] });
+    expect(large?.runRatios).toEqual([0.5, 0.4, 0.6]);
+    expect(large?.ratio).toBe(0.5);
+  });
+
+  it('a round that did not run makes the scenario not run', () => {
+    const failed = { ...result('large', 0), status: 'failed' as const, reason: 'boom' };
+    expect(combineRounds([[result('large', 1)], [failed]])[0]).toMatchObject({ status: 'failed', reason: 'boom' });
   });
 });
