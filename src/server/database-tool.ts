@@ -18,6 +18,7 @@ import type { Host } from '../model/host.js';
 import type { HostConfig } from '../model/host-config.js';
 import type { Rule } from '../model/rule.js';
 import { openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
+import { hostTaskRegistry, RuleTaskError, validateRules, type TaskLogger } from '../tasks/index.js';
 import { hostConfigFromSettings, limitsRow, mergeHostConfig } from './host-config.js';
 import { describe } from './lifecycle.js';
 
@@ -68,6 +69,11 @@ function readHostConfigFile(path: string | undefined, print: (l: string) => void
   }
 }
 
+/** The tool's progress output as a task logger (plug-in loading reports there). */
+function printLogger(print: (l: string) => void): TaskLogger {
+  return { trace: () => undefined, debug: () => undefined, info: print, warn: print, error: print };
+}
+
 interface Inputs {
   rules: Rule[];
   hosts: Host[];
@@ -90,6 +96,16 @@ async function readInputs(opts: DatabaseToolOptions, config: ServerConfig | Clie
       defaultTaskDelay: config.limits.timeoutCon,
       onWarning: print,
     }).catch(fail);
+    // A rule using a task type this version cannot run is refused like a bad rule file.
+    const registry = await hostTaskRegistry([...config.extendTaskFactories, ...(opts.extendedTaskFactories ?? [])], config.directories.conf, printLogger(print));
+    try {
+      const checked = validateRules(rules, registry);
+      checked.warnings.forEach(print);
+      rules = checked.rules;
+    } catch (err) {
+      if (err instanceof RuleTaskError) fail(new Error(`${opts.ruleDir}: ${err.message}`));
+      throw err;
+    }
   }
   let hosts: Host[] = [];
   if (opts.authFile !== undefined) {

@@ -10,10 +10,13 @@ import { execJavaTasks } from './execjava-task.js';
 import { execTasks } from './exec-tasks.js';
 import { fileTasks } from './file-tasks.js';
 import { logTask } from './log-task.js';
-import { TaskRegistry } from './registry.js';
+import { TaskRegistry, validateRuleTasks, type RuleTaskCheck } from './registry.js';
+import type { Rule } from '../model/rule.js';
 import { rescheduleTasks } from './reschedule-task.js';
 import { transcodeTasks } from './transcode-task.js';
 import { transferTasks } from './transfer-tasks.js';
+import type { TaskLogger } from './context.js';
+import { loadExtendTaskFactories } from './plugins.js';
 
 /** A registry with every built-in task type and built-in EXECJAVA plug-in. */
 export function createTaskRegistry(): TaskRegistry {
@@ -26,11 +29,33 @@ export function createTaskRegistry(): TaskRegistry {
   return registry;
 }
 
+/**
+ * The registry of a host: the built-in types plus the plug-ins of its `extendedtaskfactories`
+ * list (server.xml/client.xml), relative entries resolved against `baseDir` (the configuration
+ * directory). What a server builds at start and what rule loading checks against.
+ */
+export async function hostTaskRegistry(factories: readonly string[], baseDir: string, logger: TaskLogger): Promise<TaskRegistry> {
+  const registry = createTaskRegistry();
+  await loadExtendTaskFactories(registry, factories.join(','), baseDir, logger);
+  return registry;
+}
+
+let builtins: TaskRegistry | undefined;
+
+/**
+ * `validateRuleTasks` against the built-in types, for loaders that have no host registry at hand
+ * (the REST rule handlers): throws RuleTaskError for FTP, S3*, ICAP, SNMP.
+ */
+export function checkRuleTasks(rule: Rule): RuleTaskCheck {
+  builtins ??= createTaskRegistry();
+  return validateRuleTasks(rule, builtins);
+}
+
 export * from './context.js';
 export type { TaskImplementation, TaskInvocation, TaskResult } from './task.js';
 export { success, warning, failure } from './task.js';
 export type { ExecJavaCall, ExecJavaFactory, ExecJavaPlugin, TaskPluginModule } from './plugin-types.js';
-export { TaskRegistry, validateRuleTasks, RuleTaskError, BUILTIN_TASK_TYPES, LATER_TASK_TYPES, S3_TASK_TYPES } from './registry.js';
+export { TaskRegistry, validateRuleTasks, validateRules, RuleTaskError, BUILTIN_TASK_TYPES, LATER_TASK_TYPES, S3_TASK_TYPES } from './registry.js';
 export type { RuleTaskCheck } from './registry.js';
 export { runTaskList, tasksFor, sideOf } from './runner.js';
 export type { RunOptions, TaskListOutcome, TaskListStep, TaskSide } from './runner.js';

@@ -25,8 +25,18 @@ export const LATER_TASK_TYPES: ReadonlySet<string> = new Set(['FTP', ...S3_TASK_
 /** The original's internal type of extension tasks: never valid in a rule. */
 export const INTERNAL_TASK_TYPE = 'EXTENDED';
 
-/** Thrown when a rule uses a type this build cannot run. */
-export class RuleTaskError extends Error {}
+/** Thrown when a rule uses a type this build cannot run; the message names the task and the rule. */
+export class RuleTaskError extends Error {
+  constructor(
+    message: string,
+    readonly idRule = '',
+    readonly list = '',
+    readonly type = '',
+  ) {
+    super(message);
+    this.name = 'RuleTaskError';
+  }
+}
 
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskImplementation>();
@@ -90,7 +100,7 @@ export function validateRuleTasks(rule: Rule, registry: TaskRegistry): RuleTaskC
       if (type !== '' && registry.get(type)) {
         kept.push(type === task.type ? task : { ...task, type });
       } else if (LATER_TASK_TYPES.has(type)) {
-        throw new RuleTaskError(`${where}: task type ${type} is not available in this version of svc-r66; remove the task or the rule`);
+        throw new RuleTaskError(`${where}: task type ${type} is not available in this version of svc-r66; remove the task or the rule`, rule.idRule, list, type);
       } else if (type === INTERNAL_TASK_TYPE) {
         warnings.push(`${where}: ${INTERNAL_TASK_TYPE} is an internal type, never valid in a rule; task skipped`);
       } else {
@@ -100,4 +110,20 @@ export function validateRuleTasks(rule: Rule, registry: TaskRegistry): RuleTaskC
     checked[list] = kept;
   }
   return { rule: { ...rule, ...checked }, warnings };
+}
+
+/**
+ * Checks every rule as it is loaded (rule files, database, REST): the one place every loading path
+ * calls. Throws RuleTaskError on the first rule using a type not available in this build; returns
+ * the rules with unknown types dropped, and one warning per dropped task.
+ */
+export function validateRules(rules: readonly Rule[], registry: TaskRegistry): { rules: Rule[]; warnings: string[] } {
+  const out: Rule[] = [];
+  const warnings: string[] = [];
+  for (const rule of rules) {
+    const checked = validateRuleTasks(rule, registry);
+    out.push(checked.rule);
+    warnings.push(...checked.warnings);
+  }
+  return { rules: out, warnings };
 }

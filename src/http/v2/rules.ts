@@ -9,6 +9,7 @@ import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { ruleSchema } from './schemas.js';
 import { jsonText, parseBody, parseQuery, qEnum, qInt, qText } from './validate.js';
+import { checkRuleTasks, RuleTaskError } from '../../tasks/index.js';
 
 const ORDERS = ['ascName', 'descName', 'ascRuleID', 'descRuleID'] as const;
 const MODE_LIST = Object.keys(MODE_BY_NAME) as [string, ...string[]];
@@ -93,7 +94,18 @@ async function applyBody(req: V2Request, base: Rule, errors: ErrorList, required
     if (b[key] !== undefined) rule[key] = await rulePath(req, b[key], key, errors);
   }
   for (const key of TASK_KEYS) if (b[key] !== undefined) rule[key] = tasksOf(b[key], key, errors);
+  refuseUnavailableTasks(rule, errors);
   return rule;
+}
+
+/** A task type this version cannot run (FTP, S3*, ICAP, SNMP) refuses the rule (tasks.md §11). */
+function refuseUnavailableTasks(rule: Rule, errors: ErrorList): void {
+  try {
+    checkRuleTasks(rule);
+  } catch (err) {
+    if (!(err instanceof RuleTaskError)) throw err;
+    errors.add(V2Code.IllegalFieldValue, `${err.type} (${err.message})`, err.list);
+  }
 }
 
 const emptyRule = (): Rule => ({

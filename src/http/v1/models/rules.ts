@@ -9,6 +9,7 @@ import { StoreError } from '../../../store/index.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { int, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
+import { checkRuleTasks, RuleTaskError } from '../../../tasks/index.js';
 
 /** Column -> rule field of the task lists, in the original's output order. */
 const TASK_COLUMNS = [
@@ -42,6 +43,16 @@ function apply(r: Rule, args: ModelArgs): void {
   r.updatedInfo = UpdatedInfo.TOSUBMIT;
 }
 
+/** A task type this version cannot run (FTP, S3*, ICAP, SNMP) refuses the rule (tasks.md §11). */
+function refuseUnavailableTasks(rule: Rule): void {
+  try {
+    checkRuleTasks(rule);
+  } catch (err) {
+    if (err instanceof RuleTaskError) throw new ModelError(400, err.message);
+    throw err;
+  }
+}
+
 async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonObject> {
   const id = text(args, 'IDRULE');
   if (!id) throw new ModelError(400, 'not enough data to create a rule: IDRULE required');
@@ -52,6 +63,7 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
     rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0,
   };
   apply(rule, args);
+  refuseUnavailableTasks(rule);
   await store.upsert(rule);
   return ruleItem(rule);
 }
@@ -79,6 +91,7 @@ export const rulesModel: DataModel = {
     const rule = await ctx.services.store.rules.get(id);
     if (rule === undefined) return undefined;
     apply(rule, args);
+    refuseUnavailableTasks(rule);
     await ctx.services.store.rules.upsert(rule);
     return ruleItem(rule);
   },
