@@ -24,6 +24,8 @@ export interface RuleLoadOptions {
   defaultTaskDelay?: number;
   /** Receives non-fatal remarks (skipped tasks). */
   onWarning?: (message: string) => void;
+  /** Types added by task plug-ins (extendTaskFactory), accepted besides TASK_TYPES. */
+  acceptsTaskType?: (type: string) => boolean;
 }
 
 const TASK_LISTS = [
@@ -99,7 +101,7 @@ function readTasks(sec: SectionReader, idRule: string, options: RuleLoadOptions)
   for (const t of sec.sections('task')) {
     const type = (t.string('type') ?? '').toUpperCase();
     const where = `${t.file}:${t.lineOf() ?? '?'}: rule ${idRule}`;
-    if (!TASK_TYPES.has(type)) { options.onWarning?.(`${where}: task skipped: unknown type "${type}"`); continue; }
+    if (!TASK_TYPES.has(type) && !options.acceptsTaskType?.(type)) { options.onWarning?.(`${where}: task skipped: unknown type "${type}"`); continue; }
     const path = t.string('path');
     if (path === undefined) { options.onWarning?.(`${where}: ${type} task skipped: missing <path>`); continue; }
     const task: RuleTask = { type, path, delay: t.long('delay', options.defaultTaskDelay ?? 30000) };

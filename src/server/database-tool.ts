@@ -91,13 +91,15 @@ async function readInputs(opts: DatabaseToolOptions, config: ServerConfig | Clie
   let rules: Rule[] = [];
   if (opts.ruleDir !== undefined) {
     print(`start loading rules from ${opts.ruleDir}`);
+    // Task plug-ins first: the types they add are accepted in the rule files.
+    const registry = await hostTaskRegistry([...config.extendTaskFactories, ...(opts.extendedTaskFactories ?? [])], config.directories.conf, printLogger(print));
     rules = await loadRuleDirectory(opts.ruleDir, {
       serverHome: config.directories.serverHome,
       defaultTaskDelay: config.limits.timeoutCon,
       onWarning: print,
+      acceptsTaskType: (type) => registry.get(type) !== undefined,
     }).catch(fail);
     // A rule using a task type this version cannot run is refused like a bad rule file.
-    const registry = await hostTaskRegistry([...config.extendTaskFactories, ...(opts.extendedTaskFactories ?? [])], config.directories.conf, printLogger(print));
     try {
       const checked = validateRules(rules, registry);
       checked.warnings.forEach(print);

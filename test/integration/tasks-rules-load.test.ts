@@ -166,7 +166,8 @@ describe('extendTaskFactory plug-ins of a real server', () => {
       writeFileSync(join(b.confDir, 'server.xml'), xml);
       writeFileSync(join(b.confDir, 'send.rule.xml'), `<rule><idrule>send</idrule><hostids/><mode>1</mode><rposttasks><tasks>
         <task><type>MOVERENAME</type><path>#INPATH#/#ORIGINALFILENAME#</path><delay>0</delay></task>
-        <task><type>EXECJAVA</type><path>com.example.svc.StampTask from #REMOTEHOST#</path><delay>5000</delay></task></tasks></rposttasks></rule>\n`);
+        <task><type>EXECJAVA</type><path>com.example.svc.StampTask from #REMOTEHOST#</path><delay>5000</delay></task>
+        <task><type>STAMP</type><path>by type</path><delay>0</delay></task></tasks></rposttasks></rule>\n`);
       writeFileSync(join(b.confDir, 'site.rules.xml'), '<rules/>');
       writeFileSync(join(b.confDir, 'authent.xml'), `<authent>${entry('hostb', 6666, '<admin>true</admin>')}${entry('hosta', 6667)}</authent>\n`);
       const bEnv = { ...box.env, CONFDIR: b.confDir };
@@ -189,7 +190,7 @@ describe('extendTaskFactory plug-ins of a real server', () => {
       expect(readFileSync(join(b.serverHome, 'in', 'hello.txt'), 'utf8')).toBe('hello');
       const stamp = join(b.serverHome, 'in', 'hello.txt.stamp');
       expect(existsSync(stamp)).toBe(true);
-      expect(readFileSync(stamp, 'utf8')).toMatch(/Z from hosta\n$/);
+      expect(readFileSync(stamp, 'utf8')).toMatch(/Z from hosta\n.*Z by type\n$/);
     } finally {
       if (server !== undefined && server.child.exitCode === null) {
         server.child.kill('SIGTERM');
