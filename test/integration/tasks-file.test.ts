@@ -123,6 +123,23 @@ describe('file tasks through real transfers', () => {
     expect((await journalEntries(journal)).sort()).toEqual(['rerror-hostb-E', 'serror-hosta-E']);
   });
 
+  it('tasks in the error lists act on disk: the receiver quarantines its file, the sender keeps a copy named after the error', async () => {
+    await addRulePair([a, b], 'quarantine', journal, (h) => (h === b ? {
+      rPostTasks: [task('MOVERENAME', '#INPATH#/#ORIGINALFILENAME#'), task('VALIDFILEPATH', '/nowhere/')],
+      rErrorTasks: [task('MOVE', '#ARCHPATH#/failed')],
+    } : { sErrorTasks: [task('COPYRENAME', '#ARCHPATH#/#ORIGINALFILENAME#.#ERRORCODE#')] }));
+    const { out, requester, requested } = await transferBetween(a, b, { rule: 'quarantine', file: 'f.txt' });
+    expect(out.code).toBe(ErrorCode.ExternalOp);
+    expect(existsSync(path.join(b.dirs.in, 'f.txt'))).toBe(false);
+    expect(await readFile(path.join(b.dirs.arch, 'failed', 'f.txt'), 'utf8')).toBe('payload of f');
+    expect(requested.filename).toBe(path.join(b.dirs.arch, 'failed', 'f.txt'));
+    expect(requested.globalStep).toBe(TaskStep.ERRORTASK);
+    expect(await readFile(path.join(a.dirs.arch, 'f.txt.E'), 'utf8')).toBe('payload of f');
+    expect(requester.updatedInfo).toBe(UpdatedInfo.INERROR);
+    await waitFor(async () => (await journalEntries(journal)).length === 2);
+    expect((await journalEntries(journal)).sort()).toEqual(['rerror-hostb-E', 'serror-hosta-E']);
+  });
+
   it('DELETE of the source after sending, in a receive-mode rule (the requested host sends)', async () => {
     await writeFile(path.join(b.dirs.out, 'pull.txt'), 'pulled');
     await addRulePair([a, b], 'pull', journal, (h) => (h === b ? { sPostTasks: [task('DELETE', '')] } : { rPostTasks: [task('MOVERENAME', '#INPATH#/#ORIGINALFILENAME#')] }), 2);
