@@ -10,6 +10,7 @@
  *
  * Progress and completion are read where a user would see them: the files in hostb's in folder.
  */
+import Database from 'better-sqlite3';
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioName } from '../lib/args.js';
@@ -141,6 +142,30 @@ class Suite implements SvcSuite {
     return throughput(name, { seconds, wallSeconds, bytes: size, files: 1, processes });
   }
 
+  /**
+   * What a stalled run left behind, for the error message: hosta's RUNNER rows by state (read-only,
+   * while the server runs) and the last warnings and errors both servers logged.
+   */
+  private diagnose(): string {
+    const parts: string[] = [];
+    try {
+      const db = new Database(join(this.hosts.a.confDir, 'server.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        const rows = db.prepare('SELECT updatedinfo AS u, infostatus AS s, COUNT(*) AS n FROM runner GROUP BY updatedinfo, infostatus').all() as Array<{ u: number; s: string; n: number }>;
+        parts.push(`hosta rows (updatedinfo/infostatus: count): ${rows.map((r) => `${r.u}/${r.s}: ${r.n}`).join(', ')}`);
+      } finally {
+        db.close();
+      }
+    } catch (err) {
+      parts.push(`hosta rows unreadable: ${(err as Error).message}`);
+    }
+    for (const [name, server] of [['hosta', this.hosts.serverA], ['hostb', this.hosts.serverB]] as const) {
+      const bad = server.stdout().split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(-3);
+      if (bad.length > 0) parts.push(`${name} last warnings/errors:\n${bad.join('\n')}`);
+    }
+    return parts.join('\n');
+  }
+
   /** Polls hostb's in folder until `total` files are there; returns the completion timeline. */
   private async follow(total: number, running: () => boolean): Promise<Array<{ t: number; count: number }>> {
     const timeline: Array<{ t: number; count: number }> = [];
@@ -155,7 +180,7 @@ class Suite implements SvcSuite {
         lastChange = t;
       }
       if (count >= total) return timeline;
-      if (t - lastChange > STALL_MS) throw new Error(`stalled: ${count} of ${total} files at hostb, none for ${STALL_MS / 1000} s`);
+      if (t - lastChange > STALL_MS) throw new Error(`stalled: ${count} of ${total} files at hostb, none for ${STALL_MS / 1000} s\n${this.diagnose()}`);
       if (!running() && t - lastChange > 5000) throw new Error(`the command ended with ${count} of ${total} files at hostb`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
