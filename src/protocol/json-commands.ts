@@ -20,7 +20,7 @@ interface FieldSpec<K extends FieldKind = FieldKind, D = unknown> {
 const str = (): FieldSpec<'string', null> => ({ t: 'string', d: null });
 const int = (d = 0): FieldSpec<'int', number> => ({ t: 'int', d });
 const long = (d = 0n): FieldSpec<'long', bigint> => ({ t: 'long', d });
-const bool = (): FieldSpec<'bool', boolean> => ({ t: 'bool', d: false });
+const bool = (d = false): FieldSpec<'bool', boolean> => ({ t: 'bool', d });
 const date = (): FieldSpec<'date', null> => ({ t: 'date', d: null });
 const bytes = (): FieldSpec<'bytes', null> => ({ t: 'bytes', d: null });
 
@@ -60,8 +60,10 @@ export const JSON_COMMAND_FIELDS = {
   ShutdownOrBlockJsonPacket: { key: bytes(), shutdownOrBlock: bool(), restartOrBlock: bool() },
   TransferRequestJsonPacket: {
     rulename: str(), mode: int(), filename: str(), requested: str(), blocksize: int(), rank: int(), specialId: long(ILLEGALVALUE),
-    validate: bool(), originalSize: long(-1n), fileInformation: { t: 'string', d: '' } as FieldSpec<'string', string>,
-    separator: { t: 'string', d: '{' } as FieldSpec<'string', string>, start: date(), delay: long(), additionalDelay: long(), toValidate: bool(),
+    // `validate` is a byte (0 = still to validate), `additionalDelay` a boolean (rest-v1.md §8);
+    // `toValidate` is output only: always written as `validate == 0`, ignored when read.
+    validate: int(), originalSize: long(-1n), fileInformation: { t: 'string', d: '' } as FieldSpec<'string', string>,
+    separator: { t: 'string', d: '{' } as FieldSpec<'string', string>, start: date(), delay: long(), additionalDelay: bool(), toValidate: bool(true),
   },
 } as const satisfies Record<string, Record<string, FieldSpec>>;
 
@@ -111,7 +113,7 @@ export function jsonClassFromString(value: string): JsonClassName | null {
 export function newJsonCommand<N extends JsonClassName>(name: N, values: Partial<Omit<JsonCommandOf<N>, 'jsonClass'>> = {}): JsonCommandOf<N> {
   const out: Record<string, unknown> = { jsonClass: name, comment: null, requestUserPacket: 0 };
   for (const [field, spec] of Object.entries(specOf(name))) out[field] = spec.d;
-  return Object.assign(out, values) as JsonCommandOf<N>;
+  return withDerivedFields(Object.assign(out, values) as JsonCommand) as JsonCommandOf<N>;
 }
 
 function readField(obj: JsonObject, field: string, spec: FieldSpec): unknown {
@@ -161,16 +163,22 @@ export function parseJsonCommand(text: string): JsonCommand | null {
       requestUserPacket: jsonInt(obj, 'requestUserPacket', 0),
     };
     for (const [field, spec] of Object.entries(specOf(name))) out[field] = readField(obj, field, spec);
-    return out as JsonCommand;
+    return withDerivedFields(out as JsonCommand);
   } catch (err) {
     if (err instanceof ProtocolError) return null;
     throw err;
   }
 }
 
+/** Output-only properties computed as the Java getters do (TransferRequestJsonPacket.toValidate). */
+function withDerivedFields<C extends JsonCommand>(cmd: C): C {
+  if (cmd.jsonClass !== 'TransferRequestJsonPacket') return cmd;
+  return { ...cmd, toValidate: cmd.validate === 0 };
+}
+
 /** Serialises a command exactly as the Java host does: `@class` first, every field, nulls written. */
 export function stringifyJsonCommand(cmd: JsonCommand): string {
-  const rec = cmd as unknown as Record<string, unknown>;
+  const rec = withDerivedFields(cmd) as unknown as Record<string, unknown>;
   const parts = [
     `"@class":${jsonString(jsonClassString(cmd.jsonClass))}`,
     `"comment":${cmd.comment === null ? 'null' : jsonString(cmd.comment)}`,

@@ -192,6 +192,21 @@ describe('JSON command objects (packets §16)', () => {
     expect(newJsonCommand('BandwidthJsonPacket')).toMatchObject({ writeglobal: -10n, setter: false });
   });
 
+  it('TransferRequestJsonPacket: validate is a byte, additionalDelay a boolean, toValidate derived (rest-v1.md §8)', () => {
+    const cls = 'org.waarp.openr66.protocol.localhandler.packet.json.TransferRequestJsonPacket';
+    const json = `{"@class":"${cls}","comment":null,"requestUserPacket":7,"rulename":"send","mode":1,"filename":"a.txt","requested":"hostb","blocksize":65536,"rank":0,"specialId":-9223372036854775805,"validate":1,"originalSize":-1,"fileInformation":"","separator":"{","start":1715590800000,"delay":0,"additionalDelay":false,"toValidate":false}`;
+    const cmd = parseJsonCommand(json);
+    expect(cmd).toMatchObject({ validate: 1, additionalDelay: false, toValidate: false });
+    expect(stringifyJsonCommand(cmd!)).toBe(json);
+    // toValidate is output only: whatever a body says, it is written as validate == 0.
+    const fresh = parseJsonCommand(`{"@class":"${cls}","validate":0,"additionalDelay":true,"toValidate":false}`);
+    expect(fresh).toMatchObject({ validate: 0, additionalDelay: true, toValidate: true });
+    expect(stringifyJsonCommand(newJsonCommand('TransferRequestJsonPacket', { validate: 1 }))).toContain('"validate":1,');
+    expect(stringifyJsonCommand(newJsonCommand('TransferRequestJsonPacket', { validate: 1 }))).toContain('"additionalDelay":false,"toValidate":false}');
+    // The wrong types are not silently accepted by the strict wire codec.
+    expect(parseJsonCommand(`{"@class":"${cls}","validate":true}`)).toBeNull();
+  });
+
   it('unknown @class or bad JSON is not a decoding error: command null, answer "Invalid command"', () => {
     for (const json of ['{"@class":"org.x.Nope"}', '{"comment":"x"}', 'not json', '[1]', '{"@class":"org.waarp.openr66.protocol.localhandler.packet.json.JsonPacket","requestUserPacket":"x"}']) {
       expect(parseJsonCommand(json)).toBeNull();

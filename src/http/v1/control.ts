@@ -48,7 +48,7 @@ async function stopOrCancel(ctx: RestListenerContext, id: V1Identity, p: JsonCom
 function startOf(ctx: RestListenerContext, p: JsonCommandOf<'TransferRequestJsonPacket'>): Date {
   const now = ctx.services.now();
   if (p.start !== null) return new Date(p.start);
-  if (p.delay > 0n) return p.additionalDelay !== 0n ? new Date(now.getTime() + Number(p.delay)) : new Date(Number(p.delay));
+  if (p.delay > 0n) return p.additionalDelay ? new Date(now.getTime() + Number(p.delay)) : new Date(Number(p.delay));
   return now;
 }
 
@@ -84,7 +84,7 @@ async function create(ctx: RestListenerContext, p: JsonCommandOf<'TransferReques
     // A TOSUBMIT row of this owner is what the scheduler starts (database.md §9.1).
     await store.runner.insert(record);
   }
-  const answer = { ...p, blocksize: record.blockSize, rank: record.rank, specialId: record.specialId, validate: true, originalSize: -1n };
+  const answer = { ...p, blocksize: record.blockSize, rank: record.rank, specialId: record.specialId, validate: 1, originalSize: -1n };
   return { code: 200, command, model, results: [packetJson(answer)], detail: `transfer ${record.specialId} to ${remote.hostId} submitted` };
 }
 

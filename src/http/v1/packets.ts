@@ -1,8 +1,9 @@
 /**
  * v1 action bodies (rest-v1.md §8): the polymorphic JSON packets. The R66 codec of src/protocol
  * reads the wire form strictly; REST clients are more relaxed (§8 "Encodings"): booleans and
- * numbers may come as strings, dates as ISO 8601 text, and TransferRequestJsonPacket carries
- * `validate` as a byte and `additionalDelay` as a boolean. This module brings a body to the
+ * numbers may come as strings, dates as ISO 8601 text. The codec already reads
+ * TransferRequestJsonPacket's `validate` as a byte and `additionalDelay` as a boolean (§8); a body
+ * may also give them the other way round (true/false, 0/1). This module brings a body to the
  * codec's form first, naming the field when a value cannot be used, and shapes packets back.
  */
 import { isSaneValue } from '../../config/values.js';
@@ -17,16 +18,10 @@ type Kind = 'string' | 'int' | 'long' | 'bool' | 'date' | 'bytes';
 
 function normaliseField(cls: JsonClassName, field: string, kind: Kind, v: JsonValue): JsonValue {
   if (v === null) return null;
-  // TransferRequestJsonPacket: `validate` is a byte and `additionalDelay` a boolean in REST (§8).
-  if (cls === 'TransferRequestJsonPacket' && field === 'validate') {
-    if (typeof v === 'boolean') return v;
-    if ((typeof v === 'bigint' || typeof v === 'string') && /^-?\d+$/.test(String(v))) return BigInt(v) !== 0n;
-    throw new Error(`field "${field}" must be a number (0 or 1)`);
-  }
-  if (cls === 'TransferRequestJsonPacket' && field === 'additionalDelay') {
-    if (typeof v === 'boolean') return v ? 1n : 0n;
-    if (v === 'true' || v === 'false') return v === 'true' ? 1n : 0n;
-    throw new Error(`field "${field}" must be a boolean`);
+  // TransferRequestJsonPacket (§8): `validate` is a byte (a boolean is taken as 1/0), `additionalDelay` a boolean.
+  if (cls === 'TransferRequestJsonPacket' && field === 'validate' && typeof v === 'boolean') return v ? 1n : 0n;
+  if (cls === 'TransferRequestJsonPacket' && field === 'additionalDelay' && (typeof v === 'bigint' || (typeof v === 'string' && /^-?\d+$/.test(v.trim())))) {
+    return BigInt(typeof v === 'string' ? v.trim() : v) !== 0n;
   }
   switch (kind) {
     case 'bool':
@@ -89,11 +84,5 @@ export function readPacket(body: string): JsonCommand | { error: string } {
 /** A packet as the JSON the original writes (`@class` first, every field, nulls included). */
 export function packetJson(cmd: JsonCommand): JsonValue {
   const out = parseExactJson(stringifyJsonCommand(cmd)) as JsonObject;
-  if (cmd.jsonClass === 'TransferRequestJsonPacket') {
-    // The REST forms of these two fields (§8): `validate` a byte, `additionalDelay` a boolean.
-    out.validate = cmd.validate ? 1n : 0n;
-    out.additionalDelay = cmd.additionalDelay !== 0n;
-    out.toValidate = !cmd.validate;
-  }
   return out;
 }
