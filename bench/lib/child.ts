@@ -13,6 +13,7 @@ export interface PeerEvent {
 const TAIL = 2000;
 /** Output kept per child (the tail): enough for the result lines of a client command. */
 const OUT_KEPT = 4 * 1024 * 1024;
+const WARNINGS_KEPT = 5;
 
 export class Child {
   readonly proc: ChildProcess;
@@ -70,6 +71,10 @@ export class Child {
         } catch {
           /* not an event after all */
         }
+      } else if (/"level":(40|50|60)\b/.test(line)) {
+        // svc servers log JSON (pino): warnings and errors are counted and the last ones kept.
+        this.warningCount++;
+        this.lastWarnings = [...this.lastWarnings.slice(-(WARNINGS_KEPT - 1)), line.slice(0, 500)];
       }
     }
     this.partial = text;
@@ -78,6 +83,9 @@ export class Child {
   }
 
   private partial = '';
+  /** Log lines at warning level or above seen so far (svc servers), and the last few of them. */
+  warningCount = 0;
+  lastWarnings: string[] = [];
 
   private wake(): void {
     const w = this.waiters;

@@ -159,7 +159,10 @@ function scenarioRow(r: ScenarioResult): string[] {
   const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
   const size = r.unit === 'MB/s' ? `${fmt(r.bytes / MB, 0)} MB in ${fmt(r.seconds, 2)} s` : `${r.files} files in ${fmt(r.seconds, 2)} s`;
   const rounds = r.runs === undefined ? '' : `; median of ${r.runs.map((v) => fmt(v)).join(' / ')}`;
-  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size + rounds];
+  // Hints that something waited for a timeout or went wrong, worth a look before trusting a figure.
+  const pause = (r.longestPauseSeconds ?? 0) >= 2 ? `; no transfer ended for ${fmt(r.longestPauseSeconds ?? 0)} s` : '';
+  const warned = (r.serverWarnings ?? []).map((w) => `; ${w.role} logged ${w.count} warnings`).join('');
+  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size + rounds + pause + warned];
 }
 
 function measuredText(t: TargetResult): string {

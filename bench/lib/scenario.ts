@@ -6,7 +6,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioName } from './args.js';
 import type { Fixtures } from './fixtures.js';
-import type { BenchOptions, ProcessUsage, RssGrowth, ScenarioResult } from './types.js';
+import type { BenchOptions, ProcessUsage, RssGrowth, ScenarioResult, ServerWarnings } from './types.js';
 
 export interface ScenarioContext {
   opts: BenchOptions;
@@ -26,6 +26,8 @@ export interface Measured {
   processes: ProcessUsage[];
   rssGrowth?: RssGrowth[];
   wallSeconds?: number;
+  longestPauseSeconds?: number;
+  serverWarnings?: ServerWarnings[];
 }
 
 const MB = 1e6;

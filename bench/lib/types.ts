@@ -47,6 +47,17 @@ export interface ScenarioResult {
    * half (or thousand) of the transfers, and the growth between them.
    */
   rssGrowth?: RssGrowth[];
+  /** Small-file scenarios: the longest time, in seconds, in which no transfer completed. */
+  longestPauseSeconds?: number;
+  /** svc scenarios: warnings and errors the servers logged during the scenario. */
+  serverWarnings?: ServerWarnings[];
+}
+
+export interface ServerWarnings {
+  role: string;
+  count: number;
+  /** The last few (truncated) log lines. */
+  last: string[];
 }
 
 export interface RssGrowth {

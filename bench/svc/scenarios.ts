@@ -17,7 +17,7 @@ import type { ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, throughput, type ScenarioContext } from '../lib/scenario.js';
-import type { RssGrowth, ScenarioResult } from '../lib/types.js';
+import type { RssGrowth, ScenarioResult, ServerWarnings } from '../lib/types.js';
 import { writeHomes, type Home } from './homes.js';
 import { jsonResults, ROOT, runCli, setSvcNodeFlags, spawnCli, startServer } from './hosts.js';
 import { profileNodeFlags, summarizeProfiles } from '../lib/profile.js';
@@ -91,6 +91,34 @@ function rssGrowth(monitor: Monitor, roles: string[], timeline: Array<{ t: numbe
     });
 }
 
+/**
+ * The longest time between two completed transfers (a hint of transfers stuck until a timeout);
+ * counted from the first completion, so process start and submission are not a pause.
+ */
+function longestPause(timeline: Array<{ t: number }>): number {
+  let prev = timeline[0]?.t ?? 0;
+  let longest = 0;
+  for (const p of timeline) {
+    longest = Math.max(longest, p.t - prev);
+    prev = p.t;
+  }
+  return longest / 1000;
+}
+
+function withWarnings(r: ScenarioResult, w: ServerWarnings[]): ScenarioResult {
+  if (w.length > 0) r.serverWarnings = w;
+  return r;
+}
+
+/** Counts warnings logged by each server from now on; `collect()` gives what was added since. */
+function warningsSince(servers: Array<[string, Child]>): () => ServerWarnings[] {
+  const before = servers.map(([, c]) => c.warningCount);
+  return () => servers
+    .map(([role, c], i) => ({ role, count: c.warningCount - (before[i] ?? 0), last: c.lastWarnings }))
+    .filter((w) => w.count > 0)
+    .map((w) => ({ ...w, last: w.last.slice(-Math.min(w.count, w.last.length)) }));
+}
+
 class Suite implements SvcSuite {
   /** Which process each pid was, for the profile summary. */
   private readonly labels = new Map<number, string>();
@@ -120,6 +148,7 @@ class Suite implements SvcSuite {
   private async large(ctx: ScenarioContext, name: ScenarioName, partner: string, extra: string[]): Promise<ScenarioResult> {
     const { b, serverB } = this.hosts;
     clearDir(b.inDir);
+    const warnings = warningsSince([['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
@@ -139,7 +168,7 @@ class Suite implements SvcSuite {
     // raw baselines, which exclude process start too. The whole command is in wallSeconds.
     const delay = Number(result?.delay);
     const seconds = Number.isFinite(delay) && delay > 0 ? delay / 1000 : wallSeconds;
-    return throughput(name, { seconds, wallSeconds, bytes: size, files: 1, processes });
+    return withWarnings(throughput(name, { seconds, wallSeconds, bytes: size, files: 1, processes }), warnings());
   }
 
   /**
@@ -197,6 +226,7 @@ class Suite implements SvcSuite {
     const { serverB } = this.hosts;
     const total = ctx.opts.smallCount;
     clearDir(this.hosts.b.inDir);
+    const warnings = warningsSince([['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
@@ -219,13 +249,15 @@ class Suite implements SvcSuite {
     const delay = Number(summary?.delay);
     const wallSeconds = (tEnd - t0) / 1000;
     const seconds = Number.isFinite(delay) && delay > 0 ? delay / 1000 : wallSeconds;
-    return rate('small-seq', { seconds, wallSeconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth });
+    const longestPauseSeconds = longestPause(timeline);
+    return withWarnings(rate('small-seq', { seconds, wallSeconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth, longestPauseSeconds }), warnings());
   }
 
   private async smallConcurrent(ctx: ScenarioContext): Promise<ScenarioResult> {
     const { a, b, serverA, serverB } = this.hosts;
     const total = ctx.opts.concurrentCount;
     clearDir(b.inDir);
+    const warnings = warningsSince([['host-a', serverA], ['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverA.pid, 'host-a');
     monitor.watch(serverB.pid, 'host-b');
@@ -248,7 +280,8 @@ class Suite implements SvcSuite {
     if (submitCode !== 0) throw commandFailure(submit, submitCode);
     this.checkReceived(total, ctx.fixtures.smallBytes);
     const seconds = (tEnd - t0) / 1000;
-    return rate('small-concurrent', { seconds, wallSeconds: seconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth });
+    const longestPauseSeconds = longestPause(timeline);
+    return withWarnings(rate('small-concurrent', { seconds, wallSeconds: seconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth, longestPauseSeconds }), warnings());
   }
 
   async close(): Promise<void> {
