@@ -1,30 +1,66 @@
 /**
  * Builds the REST listeners of a running server (one per `rest` section) and the services they
- * use from the runtime. Live operations without an engine yet (transfer control) stay undefined,
- * so REST updates the stored records as the original does for transfers not running here.
+ * use from the runtime: the running transfer engine (transfer orders act on running transfers,
+ * bandwidth changes reach the shaper, request blocking), the business registry and its FileWatcher
+ * reports. The engine is looked up at each call: it exists from the transfers component's start
+ * (before any REST listener starts) to its stop (after every REST listener stopped).
  */
-import { memoryBandwidth, RestListener, type RestServices } from '../http/index.js';
+import { RestListener, type BandwidthControl, type LiveLimits, type RestServices, type TransferControl } from '../http/index.js';
+import type { TransferEngine, TransferService } from '../transfer/index.js';
+import type { BusinessRegistry } from './business.js';
 import type { Component } from './component.js';
 import type { ServerRuntime } from './runtime.js';
 
-export function restListeners(runtime: ServerRuntime): Component[] {
+export interface RestLiveParts {
+  transfers: TransferService;
+  business: BusinessRegistry;
+}
+
+export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Component[] {
   if (runtime.config.rest.length === 0) return [];
-  const bandwidth = memoryBandwidth(runtime.config);
+  const engine = (): TransferEngine => live.transfers.engine;
   const startedAt = new Date();
   let services: RestServices | undefined;
   const get = (): RestServices => {
     services ??= {
-      config: runtime.config, store: runtime.store, log: runtime.log, bandwidth, startedAt, now: () => new Date(),
-      fileMonitors: { list: () => [] },
-      counters: { networkConnections: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
+      config: runtime.config, store: runtime.store, log: runtime.log, bandwidth: engineBandwidth(engine, runtime.config.limits.delayLimit), startedAt, now: () => new Date(),
+      transfers: engineControl(engine),
+      business: live.business,
+      fileMonitors: live.business,
+      counters: { networkConnections: () => engine().runningCount, inBandwidth: () => 0, outBandwidth: () => 0 },
       shutdown: (restart) => {
         runtime.log.warn({ restart }, 'shutdown requested through REST');
         // Out of the request that asked for it: a restart closes this very listener.
         setImmediate(() => runtime.requestShutdown(restart));
       },
-      blockRequests: (block) => runtime.log.warn({ block }, 'request blocking asked through REST'),
+      blockRequests: (block) => {
+        runtime.log.warn({ block }, 'request blocking asked through REST');
+        engine().blockRequests(block);
+      },
     };
     return services;
   };
   return runtime.config.rest.map((rest) => new RestListener(get, rest));
+}
+
+/** Transfer orders through the running engine (stop and cancel return once the transfer ended). */
+function engineControl(engine: () => TransferEngine): TransferControl {
+  return {
+    stop: (ref) => engine().stop(ref),
+    cancel: (ref) => engine().cancel(ref),
+    restart: (ref, at) => engine().restart(ref, at),
+    isRunning: (ref) => engine().isRunning(ref),
+  };
+}
+
+/** REST's live limits are the engine's shaper (bandwidth.md §4): global at once, session for new transfers. */
+function engineBandwidth(engine: () => TransferEngine, initialDelay: number): BandwidthControl {
+  let delay = initialDelay;
+  return {
+    get: (): LiveLimits => ({ ...engine().bandwidth.current, delay }),
+    set: (l: LiveLimits) => {
+      delay = l.delay;
+      engine().bandwidth.set({ writeGlobal: l.writeGlobal, readGlobal: l.readGlobal, writeSession: l.writeSession, readSession: l.readSession }, l.delay > 0 ? l.delay : undefined);
+    },
+  };
 }

@@ -167,7 +167,10 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   private async stopOrCancel(ref: TransferRef, code: typeof ErrorCode.StoppedTransfer): Promise<ControlResult> {
     const running = this.core.running.get(runningKey(ref));
     if (running) {
+      const ended = this.ended(ref, this.opts.limits.timeoutCon);
       running.abort(new LocalControlError(`${code.name} ${running.record.rank}`, code));
+      // Answered once the session ended and its row says so: a caller may restart it at once.
+      await ended;
       return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} ${code === ErrorCode.StoppedTransfer ? 'stopped' : 'cancelled'}` };
     }
     const record = await this.core.runner.get({ ...ref, ownerReq: this.ownerId });
@@ -182,6 +185,24 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       await this.core.runner.updateState(keyOf(record), change);
     }
     return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} marked ${code.name}` };
+  }
+
+  /** Resolves when the running transfer `ref` ended on this host (its `end` event), or after `ms`. */
+  private ended(ref: TransferRef, ms: number): Promise<void> {
+    const key = runningKey(ref);
+    if (!this.core.running.has(key)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.off('end', onEnd);
+        resolve();
+      };
+      const onEnd = (o: TransferOutcome): void => {
+        if (runningKey(o.record) === key) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.on('end', onEnd);
+    });
   }
 
   /**

@@ -8,7 +8,7 @@ import { jsonResult, startPair, type Pair } from './client-harness.js';
 let pair: Pair;
 
 beforeAll(async () => {
-  pair = await startPair({ hostbInProcess: true });
+  pair = await startPair();
   writeFileSync(join(pair.a.serverHome, 'out', 'hello.txt'), 'hello world\n');
   writeFileSync(join(pair.a.serverHome, 'out', 'm1.dat'), 'one');
   writeFileSync(join(pair.a.serverHome, 'out', 'm2.dat'), 'two');

@@ -4,8 +4,6 @@
 // rank with the exact bytes.
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
@@ -15,6 +13,7 @@ import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { CRYPTO_KEY, PASSWORD_HEX, runCli, sandbox, spawnCli, sqliteRows, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { patternBytes } from '../transfer/harness.js';
+import { freePort, sha256File } from '../transfer/servers.js';
 
 const SIZE = 200 * 1024 * 1024;
 const BLOCK = 65536;
@@ -28,17 +27,6 @@ interface Node {
   db: string;
   env: NodeJS.ProcessEnv;
   proc?: Running;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function writeNode(box: Sandbox, id: string, port: number, partners: Array<{ id: string; port: number }>, limit: string): Node {
@@ -76,13 +64,6 @@ async function kill9(node: Node): Promise<string> {
   proc.child.kill('SIGKILL');
   await proc.exited;
   return proc.stdout();
-}
-
-function sha256File(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const h = createHash('sha256');
-    createReadStream(file).on('data', (d) => h.update(d)).on('end', () => resolve(h.digest('hex'))).on('error', reject);
-  });
 }
 
 async function writeBigFile(file: string): Promise<string> {
