@@ -17,6 +17,48 @@ export function defaultBlacklistDurationMs(timeoutConMs: number): number {
   return 5 * timeoutConMs;
 }
 
+/** A bad value of one of the environment settings below; the message names the variable. */
+export class BlacklistSettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BlacklistSettingError';
+  }
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const v = env[name]?.trim();
+  if (v === undefined || v === '') return undefined;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new BlacklistSettingError(`${name} must be 1 or 0 (true or false), not ${JSON.stringify(v)}`);
+}
+
+/** `SVC_R66_ISHOSTPROXYFIED` (like `-Dopenr66.ishostproxyfied`), else `fallback`. */
+export function hostProxifiedFrom(env: NodeJS.ProcessEnv, fallback = false): boolean {
+  return flag(env, 'SVC_R66_ISHOSTPROXYFIED') ?? fallback;
+}
+
+/**
+ * The ban settings of a host (config.md §11), from the environment, as the original's JVM properties:
+ * - `SVC_R66_BLACKLIST_BADAUTHENT` = 1/0, like `-Dopenr66.blacklist.badauthent` (default 1, or 0
+ *   when this host is proxified);
+ * - `SVC_R66_ISHOSTPROXYFIED` = 1/0, like `-Dopenr66.ishostproxyfied` (default 0): this host is
+ *   behind a proxy, so the ban is off unless asked for explicitly;
+ * - `SVC_R66_BLACKLIST_DURATION_MS` = how long a ban lasts (default 5 x timeoutcon; ours).
+ */
+export function blacklistOptionsFrom(env: NodeJS.ProcessEnv, timeoutConMs: number, proxified = false): BlacklistOptions {
+  const enabled = flag(env, 'SVC_R66_BLACKLIST_BADAUTHENT') ?? !hostProxifiedFrom(env, proxified);
+  const rawDuration = env.SVC_R66_BLACKLIST_DURATION_MS?.trim();
+  let durationMs = defaultBlacklistDurationMs(timeoutConMs);
+  if (rawDuration !== undefined && rawDuration !== '') {
+    if (!/^\d{1,12}$/.test(rawDuration)) {
+      throw new BlacklistSettingError(`SVC_R66_BLACKLIST_DURATION_MS must be a number of milliseconds, not ${JSON.stringify(rawDuration)}`);
+    }
+    durationMs = Number(rawDuration);
+  }
+  return { enabled: enabled && durationMs > 0, durationMs };
+}
+
 export class Blacklist {
   private readonly until = new Map<string, number>();
   private readonly now: () => number;

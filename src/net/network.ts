@@ -10,7 +10,7 @@ import { digestFromIndex } from '../model/digest.js';
 import type { Host } from '../model/host.js';
 import type { Rule } from '../model/rule.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
-import { Blacklist, defaultBlacklistDurationMs } from './blacklist.js';
+import { Blacklist, blacklistOptionsFrom, hostProxifiedFrom } from './blacklist.js';
 import { informationHandler } from './commands/information.js';
 import { handleTest } from './commands/test-message.js';
 import type { NetContext } from './context.js';
@@ -43,6 +43,8 @@ export interface NetOptions {
   checkClientAddress?: boolean;
   /** This host is behind a proxy (original: `openr66.ishostproxyfied`): no blacklisting. */
   proxified?: boolean;
+  /** Where the JVM-property equivalents are read (blacklist.ts); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
   /** Handlers registry to use (so other modules can register theirs before start). */
   handlers?: RequestHandlers;
 }
@@ -61,6 +63,8 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
     informationHandler({ findRule: lookups.findRule, serverHome: settings.directories.serverHome, defaultOutPath: settings.directories.virtual.out }),
   );
   const timeoutConMs = settings.limits.timeoutCon;
+  const env = options.env ?? process.env;
+  const blacklist = blacklistOptionsFrom(env, timeoutConMs, options.proxified ?? false);
   return {
     identity: {
       hostId: settings.hostId,
@@ -68,16 +72,16 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
       digest: digestFromIndex(settings.limits.digest),
       globalDigest: settings.limits.globalDigest,
       compression: settings.limits.compression,
-      proxified: options.proxified ?? false,
+      proxified: hostProxifiedFrom(env, options.proxified ?? false),
     },
     directory: partnerDirectoryFrom(lookups.findHost, (hex) => decryptPasswordHexBytes(settings.identity.cryptoKey, hex)),
     handlers,
-    blacklist: new Blacklist({ enabled: !(options.proxified ?? false), durationMs: defaultBlacklistDurationMs(timeoutConMs) }),
+    blacklist: new Blacklist(blacklist),
     timeoutConMs,
     maxFrameLength: maxFrameLength(settings.limits),
     checkAddress: options.checkAddress,
     checkClientAddress: options.checkClientAddress,
-    reuseAuthentication: process.env.SVC_R66_AUTHENT_NOREUSE !== '1',
+    reuseAuthentication: env.SVC_R66_AUTHENT_NOREUSE !== '1',
     logger: options.logger,
   };
 }
@@ -118,6 +122,8 @@ export class R66Network {
     private readonly config: ServerConfig,
     private readonly lookups: () => NetLookups,
     private readonly logger: Logger,
+    /** Where the JVM-property equivalents are read (blacklist.ts); default `process.env`. */
+    private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
   get ctx(): NetContext {
@@ -138,6 +144,7 @@ export class R66Network {
       checkAddress: config.server.checkAddress,
       checkClientAddress: config.server.checkClientAddress,
       handlers: this.handlers,
+      env: this.env,
     });
     const tls = config.server.useSsl ? await tlsMaterialFor(config.ssl) : undefined;
     try {
