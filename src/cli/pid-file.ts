@@ -3,8 +3,9 @@
  * `stop`/`status`, removed at shutdown. Writes are atomic (temp file + rename) so a reader never
  * sees a truncated number.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirsSync } from '../fs/make-dirs.js';
 
 /** The PID recorded in `path`, or undefined when the file is missing or holds no valid PID. */
 export function readPid(path: string): number | undefined {
@@ -19,7 +20,7 @@ export function readPid(path: string): number | undefined {
 }
 
 export function writePid(path: string, pid: number): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirsSync(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${pid}\n`, { mode: 0o644 });
   renameSync(tmp, path);

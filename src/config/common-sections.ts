@@ -1,8 +1,9 @@
 // Sections shared by server.xml and client.xml: identity, directory, limit, db, ssl, business,
 // aliases, extendTaskFactory (config.md §3.1, 3.4-3.7, 3.9, 3.11, 3.12) — readers and writers.
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { makeDirsSync } from '../fs/make-dirs.js';
 import { readCryptoKeyFile } from './crypto.js';
 import { ConfigError, describeIoError } from './errors.js';
 import type { AliasEntry, DbConfig, DbDialect, DirectoryConfig, IdentityConfig, LimitConfig, SslConfig } from './types.js';
@@ -82,7 +83,7 @@ export async function readDirectories(sec: SectionReader): Promise<DirectoryConf
     virtual[name] = v;
     const abs = virtualToAbsolute(serverHome, v);
     try {
-      await mkdir(abs, { recursive: true });
+      makeDirsSync(abs);
     } catch (err) {
       throw sec.error(name, `cannot create directory ${abs}: ${describeIoError(err)}`);
     }

@@ -14,11 +14,12 @@
  * everything this run created.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { generateCryptoKey, writeCryptoKeyFile, writeGgpFile } from '../config/crypto.js';
 import { el, section, writeXmlFile, type XmlOut } from '../config/xml-write.js';
+import { makeDirsSync } from '../fs/make-dirs.js';
 import { runDatabaseTool } from './database-tool.js';
 import { pickPort } from './ports.js';
 import { silentLogger } from './logger.js';
@@ -104,12 +105,12 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
     if (!existsSync(path)) created.push(path);
     return path;
   };
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirsSync(home, 0o700);
   const dataDir = p('data');
-  for (const d of ['in', 'out', 'arch', 'work', 'conf', 'admin']) mkdirSync(join(dataDir, d), { recursive: true });
+  for (const d of ['in', 'out', 'arch', 'work', 'conf', 'admin']) makeDirsSync(join(dataDir, d));
   const dbDir = p('db');
-  mkdirSync(dbDir, { recursive: true });
-  mkdirSync(p('log'), { recursive: true });
+  makeDirsSync(dbDir);
+  makeDirsSync(p('log'));
 
   const keyFile = p('cryptokey.des');
   const key = generateCryptoKey();

@@ -2,9 +2,9 @@
  * Structured logs (pino): JSON lines to stdout in the foreground, to a file in service mode (whose
  * stdout is closed). Values under secret-looking keys are censored whatever logs them.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { makeDirsSync } from '../fs/make-dirs.js';
 
 export type { Logger } from 'pino';
 
@@ -28,7 +28,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? process.env.SVC_LOG_LEVEL ?? 'info';
   let destination;
   if (opts.file) {
-    mkdirSync(dirname(opts.file), { recursive: true });
+    makeDirsSync(dirname(opts.file));
     // Synchronous writes: server-level lines are few, and none is lost when the process exits.
     destination = pino.destination({ dest: opts.file, sync: true, mkdir: true });
   } else {

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { IdentifierNode, Kysely, MysqlDialect, OperationNodeTransformer, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, TableNode, UnknownRow } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
+import { makeDirsSync } from '../fs/make-dirs.js';
 import type { Database } from './db-types.js';
 import { describeCause, StoreError } from './errors.js';
 import type { DbConnectionSettings, ServerSettings, SqliteSettings } from './jdbc-url.js';
@@ -48,7 +48,7 @@ function userPart(settings: DbConnectionSettings): string {
 }
 
 function openSqlite(settings: SqliteSettings): Kysely<Database> {
-  if (settings.filename !== ':memory:') mkdirSync(dirname(settings.filename), { recursive: true });
+  if (settings.filename !== ':memory:') makeDirsSync(dirname(settings.filename));
   const database = new SqliteDatabase(settings.filename, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   // Every integer comes back as bigint so SPECIALID never passes through a lossy number.
   database.defaultSafeIntegers(true);

@@ -195,6 +195,14 @@ describe('embedded default home (no installed instance)', () => {
     expect(readdirSync(dir)).toEqual(['db']);
   });
 
+  it('a home under /proc fails fast with one message (no endless mkdir)', async () => {
+    const started = Date.now();
+    const r = await runCli('server', ['-home', '/proc/svc-no-such-home', 'start'], box.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("svc-r66server: cannot create the svc-r66 home /proc/svc-no-such-home: ENOENT: no such file or directory, mkdir '/proc/svc-no-such-home'\n");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 20_000);
+
   it('-home DIR and SVC_R66_HOME choose the home', async () => {
     const dir = join(box.dir, 'elsewhere');
     const server = spawnCli('server', ['-home', dir, 'start'], box.env);

@@ -177,6 +177,13 @@ describe('connection errors are StoreErrors naming the URL without secrets', () 
     await expectStoreError(openStore(parseJdbcUrl('sqlite', `${process.execPath}/db.sqlite`)), /cannot open database .*\/db\.sqlite: E[A-Z]+/);
   });
 
+  it('SQLite path whose directory cannot be made under /proc fails fast (Node\'s recursive mkdir loops there)', async () => {
+    const started = Date.now();
+    await expectStoreError(openStore(parseJdbcUrl('sqlite', 'jdbc:sqlite:/proc/svc-no-such-dir/db/x.sqlite')),
+      /cannot open database jdbc:sqlite:\/proc\/svc-no-such-dir\/db\/x\.sqlite: ENOENT: .*mkdir '\/proc\/svc-no-such-dir'/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 10_000);
+
   it('H2 configurations open a SQLite file beside the H2 path with a warning', async () => {
     const { mkdtempSync, existsSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirsSync } from '../../fs/make-dirs.js';
 import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { UpdatedInfo } from '../../model/transfer.js';
 import { StoreError } from '../errors.js';
@@ -23,7 +24,7 @@ export class FileRunnerRepository implements RunnerRepository {
   }
 
   private async write(record: TransferRecord): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    makeDirsSync(this.dir);
     const target = this.path(record);
     const tmp = `${target}.${process.pid}.tmp`;
     await writeFile(tmp, runnersDocument([record], { withState: true }), 'utf8');
