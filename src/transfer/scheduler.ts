@@ -3,16 +3,27 @@
  * puts this owner's RUNNING/INTERRUPTED rows back to TOSUBMIT and cleans finished ones, then every
  * `delaycommand` ms starts the due TOSUBMIT rows (at most `runlimit` running), marks rows where
  * this host is only the requested side INTERRUPTED, and retries connection failures after
- * `delayretry` (3 retries, then the row ends in error).
+ * `delayretry` (5 retries by default, counted in the row's TRANSFERINFO map under SCHEDULERETRY so a
+ * restart keeps the count; then the row ends in error). A partner's shutdown notice is retried too.
  */
 import type { Logger } from 'pino';
 import { ErrorCode } from '../model/error-code.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
+import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
 import type { TransferEngine } from './engine.js';
 
 /** Default retries of a scheduled transfer whose connection failed or was lost. */
 const SCHEDULED_RETRIES = 5;
+
+/** Key of the retry counter in the row's TRANSFERINFO map (our own key, docs/transfers.md). */
+export const RETRY_KEY = 'SCHEDULERETRY';
+
+/** Retries already made for a row (0 when never retried). */
+export function retriesOf(transferInfo: string): number {
+  const v = infoInteger(readInfoMap(transferInfo)[RETRY_KEY]);
+  return v === undefined || v < 0n ? 0 : Number(v);
+}
 
 export interface TransferSchedulerOptions {
   engine: TransferEngine;
@@ -35,7 +46,6 @@ export class TransferScheduler {
   readonly name = 'transfer-scheduler';
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly attempts = new Map<string, number>();
   private ticking = false;
   private stopped = false;
 
@@ -100,16 +110,22 @@ export class TransferScheduler {
     const run = (async () => {
       await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
       const outcome = await this.opts.engine.runOnce(record);
-      if (outcome.retryable && !this.stopped) {
-        const n = (this.attempts.get(key) ?? 0) + 1;
+      // A partner that shut down comes back: its notice is retried like a lost connection.
+      const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
+      if (this.stopped) return;
+      const row = (await runner.get(keyCols)) ?? outcome.record;
+      const done = retriesOf(row.transferInfo);
+      if (retryable) {
+        // The count lives in the row (TRANSFERINFO map), so a restart of this server keeps it.
+        const n = done + 1;
         if (n <= (this.opts.retries ?? SCHEDULED_RETRIES)) {
-          this.attempts.set(key, n);
-          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs) });
+          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: n }) });
           return;
         }
-        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR });
+        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
+      } else if (done > 0) {
+        await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
       }
-      this.attempts.delete(key);
     })()
       .catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer failed'))
       .finally(() => this.inFlight.delete(key));

@@ -12,7 +12,7 @@ import type { LocalChannel } from '../net/channel.js';
 import { R66Error, RemoteError } from '../net/errors.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
-import { CANCELED_TRANSFER_MESSAGE, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
+import { CANCELED_TRANSFER_MESSAGE, encodeValidCommand, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
 import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type TaskListStep } from '../tasks/index.js';
 import type { EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
@@ -103,7 +103,9 @@ export class TransferSession {
       source.then(
         (p) => {
           this.abortWaiters = this.abortWaiters.filter((w) => w !== onAbort);
-          resolve(p);
+          // The partner's shutdown notice may come at any point of the conversation (§9.12).
+          if (isShutdownNotice(p)) reject(this.partnerShutdown(p));
+          else resolve(p);
         },
         (e: unknown) => {
           this.abortWaiters = this.abortWaiters.filter((w) => w !== onAbort);
@@ -111,6 +113,18 @@ export class TransferSession {
         },
       );
     });
+  }
+
+  /**
+   * The partner's "Shutdown forced" notice (r66-protocol.md §9.12): the transfer ends with `S`,
+   * resumable; a lower rank given becomes the restart rank; a receiver told no rank answers with
+   * its own so the sender can restart from it.
+   */
+  private partnerShutdown(p: Packet): R66Error {
+    const rank = shutdownRank(p);
+    if (rank !== null && rank >= 0 && rank < this.record.rank) this.record.rank = rank;
+    if (rank === null && !this.isSender) void this.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: this.record.rank })).catch(() => undefined);
+    return new RemoteError(`Shutdown forced by ${this.partner.hostId}`, ErrorCode.Shutdown);
   }
 
   // ---------------------------------------------------------------- tasks
@@ -191,7 +205,10 @@ export class TransferSession {
     const r66 = toR66Error(err);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;
-    if (!remote) {
+    if (!remote && code === ErrorCode.Shutdown) {
+      // A local shutdown tells the partner with the notice, the receiver giving its rank (§9.12).
+      await this.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: this.isSender ? null : this.record.rank })).catch(() => undefined);
+    } else if (!remote) {
       const message = code === ErrorCode.StoppedTransfer ? stoppedTransferMessage(this.record.rank) : code === ErrorCode.CanceledTransfer ? CANCELED_TRANSFER_MESSAGE : r66.message;
       await this.channel.send(errorPacket(message, code)).catch(() => undefined);
     } else if (code === ErrorCode.StoppedTransfer || code === ErrorCode.CanceledTransfer) {
@@ -247,12 +264,27 @@ function virtualOrAbsolute(home: string, abs: string): string {
  * the restart rank), or a protocol error `R`.
  */
 export function unexpectedPacket(s: TransferSession, p: Packet, expected: string): R66Error {
-  if (p.kind === 'valid' && p.subType === PacketType.SHUTDOWN) {
-    const rank = /^\d{1,10}$/.test(p.middle.trim()) ? Number(p.middle.trim()) : null;
-    if (rank !== null && rank < s.record.rank) s.record.rank = rank;
+  if (isShutdownNotice(p)) {
+    const rank = shutdownRank(p);
+    if (rank !== null && rank >= 0 && rank < s.record.rank) s.record.rank = rank;
     return new RemoteError(`Shutdown forced by ${s.partner.hostId}`, ErrorCode.Shutdown);
   }
   return unexpected(p, expected);
+}
+
+/** Valid 8 "Shutdown forced", or its JSON form (ShutdownRequestJsonPacket, sub-type 8). */
+function isShutdownNotice(p: Packet): boolean {
+  return (p.kind === 'valid' || p.kind === 'jsonCommand') && p.subType === PacketType.SHUTDOWN;
+}
+
+/** The rank a shutdown notice carries, or null. */
+function shutdownRank(p: Packet): number | null {
+  if (p.kind === 'valid') {
+    const t = p.middle.trim();
+    return /^\d{1,10}$/.test(t) ? Number(t) : null;
+  }
+  if (p.kind === 'jsonCommand' && p.command?.jsonClass === 'ShutdownRequestJsonPacket') return p.command.rank >= 0 ? p.command.rank : null;
+  return null;
 }
 
 /** Any failure as an R66Error (unknown errors are Internal, message kept without stack). */
