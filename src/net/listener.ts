@@ -34,7 +34,7 @@ export class R66Listener {
     this.name = options.name ?? (options.tls ? 'r66-tls-listener' : 'r66-listener');
   }
 
-  /** Bound ports (after start), one per address; useful with port 0 in tests. */
+  /** Bound ports (after start), one per address (all equal); useful with port 0 in tests. */
   get ports(): number[] {
     return this.servers.map((s) => (s.address() as AddressInfo).port);
   }
@@ -51,16 +51,24 @@ export class R66Listener {
   }
 
   async start(): Promise<void> {
-    const addresses = this.options.addresses && this.options.addresses.length > 0 ? this.options.addresses : [undefined];
+    // `serveraddresses` is a comma list: "127.0.0.1, ::1" names two addresses.
+    const given = (this.options.addresses ?? []).map((a) => a.trim()).filter((a) => a.length > 0);
+    const addresses = given.length > 0 ? given : [undefined];
     try {
-      for (const address of addresses) this.servers.push(await this.listenOn(address));
+      // Every address gets the same port; with port 0 (tests) the first one bound picks it.
+      let port = this.options.port;
+      for (const address of addresses) {
+        const server = await this.listenOn(address, port);
+        this.servers.push(server);
+        port = (server.address() as AddressInfo).port;
+      }
     } catch (err) {
       await this.stop();
       throw err;
     }
   }
 
-  private listenOn(address: string | undefined): Promise<Server> {
+  private listenOn(address: string | undefined, port: number): Promise<Server> {
     const tls = this.options.tls;
     const server = tls
       ? createTlsServer(tls.server, (socket) => this.onSocket(socket))
@@ -72,7 +80,7 @@ export class R66Listener {
     }
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port: this.options.port, host: address }, () => {
+      server.listen({ port, host: address }, () => {
         server.off('error', reject);
         server.on('error', (err) => this.ctx.logger.error({ err: err.message }, `${this.name} error`));
         resolve(server);
