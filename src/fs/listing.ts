@@ -88,9 +88,13 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
-/** `yyyyMMddHHmmss.SSS` in UTC, as FTP MLSx facts are. */
+/**
+ * `yyyyMMddHHmmss.SSS` in the host's local time zone. The spec gives no zone; in the captures
+ * (session-b) the Modify of a file made between two streams falls 17 s after the `starttrans` of an
+ * earlier transfer, which the runner XML writes in local time: the two share one zone.
+ */
 export function mlsxTime(d: Date): string {
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
+  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
 /**

@@ -24,7 +24,7 @@ describe('information requests between two hosts', () => {
     await writeFile(path.join(b.home, 'outother', 'x.dat'), 'x');
     const remote1 = path.join(b.home, 'out', 'remote1.txt');
     await writeFile(remote1, 'Hello from hostb 21!\n');
-    await utimes(remote1, new Date('2026-11-21T13:36:07.536Z'), new Date('2026-11-21T13:36:07.536Z'));
+    await utimes(remote1, new Date(2026, 10, 21, 13, 36, 7, 536), new Date(2026, 10, 21, 13, 36, 7, 536));
     await writeFile(path.join(b.home, 'out', 'second.txt'), 'two');
     await writeFile(path.join(b.home, 'secret.txt'), 'not for partners');
     await symlink(path.join(b.home, 'secret.txt'), path.join(b.home, 'out', 'link.txt'));

@@ -41,8 +41,21 @@ describe('resolveInside', () => {
 });
 
 describe('listing helpers', () => {
-  it('formats MLSx lines and times like the original (UTC)', () => {
-    const mtime = new Date('2026-11-21T13:36:07.536Z');
+  it('writes MLSx times in the local time zone, as the runner XML times', () => {
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Kolkata'; // UTC+05:30, no daylight saving
+      expect(mlsxTime(new Date('2026-11-21T08:06:07.536Z'))).toBe('20261121133607.536');
+      process.env.TZ = 'America/New_York';
+      expect(mlsxTime(new Date('2026-11-21T18:36:07.536Z'))).toBe('20261121133607.536');
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
+  it('formats MLSx lines like the original', () => {
+    const mtime = new Date(2026, 10, 21, 13, 36, 7, 536);
     expect(mlsxTime(mtime)).toBe('20261121133607.536');
     expect(mlsxLine({ path: '/x/remote1.txt', isDirectory: false, size: 21, mtime, readable: true, writable: true })).toBe(' Size=21;Modify=20261121133607.536;Type=file;Perm=adfwr; remote1.txt');
     expect(mlsxLine({ path: '/x/d', isDirectory: true, size: 0, mtime, readable: true, writable: false })).toBe(' Size=0;Modify=20261121133607.536;Type=dir;Perm=le; d');
