@@ -3,8 +3,10 @@
  *
  * The original reads Java KeyStore files. We read the keystore as PEM (private key + certificate
  * chain, the key optionally encrypted with `keypass`) or PKCS#12 (`keystorepass`), and the
- * truststore as PEM (one or more certificates); a JKS file is recognised by its magic number and
- * read by ./jks.js. docs/tls.md tells how to convert.
+ * truststore as PEM (one or more certificates) or PKCS#12 (`trustkeystorepass`; Node cannot load a
+ * certificate-only PKCS#12, so its certificates are taken out with the `openssl` command at
+ * start-up); a JKS file is recognised by its magic number and read by ./jks.js. docs/tls.md tells
+ * how to convert.
  *
  * Behaviour kept from the original:
  * - with a truststore, its certificates are the only trust anchors; without one, a TLS client
@@ -14,6 +16,7 @@
  * - no host name verification (the Java client does none);
  * - 10 s handshake timeout.
  */
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext, type ConnectionOptions, type TlsOptions } from 'node:tls';
 import { isJks, readJks } from './jks.js';
@@ -83,13 +86,50 @@ async function loadKeyStore(s: TlsSettings): Promise<KeyMaterial> {
   return { pfx: data, passphrase: s.keyStorePass ?? s.keyPass };
 }
 
+/** A PKCS#12 file is a DER SEQUENCE. */
+const DER_SEQUENCE = 0x30;
+
+function runOpenssl(args: string[], password: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // The password goes through the environment, never on a command line others can read.
+    execFile('openssl', args, { env: { ...process.env, SVC_R66_STORE_PASS: password }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(Object.assign(err, { stderr: String(stderr) }));
+      else resolve(String(stdout));
+    });
+  });
+}
+
+/**
+ * The certificates of a PKCS#12 truststore, read with `openssl pkcs12 -nokeys` (OpenSSL 3 needs
+ * `-legacy` for stores protected the old way, as older keytool versions write them).
+ */
+async function readPkcs12Certificates(file: string, password: string): Promise<string[]> {
+  const base = ['pkcs12', '-in', file, '-nokeys', '-passin', 'env:SVC_R66_STORE_PASS'];
+  let lastError = '';
+  for (const args of [base, [...base, '-legacy']]) {
+    try {
+      return (await runOpenssl(args, password)).match(PEM_CERT) ?? [];
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { stderr?: string };
+      if (e.code === 'ENOENT') {
+        throw new TlsConfigError(`the truststore ${file} is PKCS#12, which is read with the openssl command, not found here: convert it to PEM (docs/tls.md)`);
+      }
+      lastError = e.stderr ?? e.message;
+      if (/mac verify|invalid password/i.test(lastError)) break;
+    }
+  }
+  const why = /mac verify|invalid password/i.test(lastError) ? 'wrong trustkeystorepass' : (lastError.split('\n').find((l) => l.trim() !== '') ?? 'unreadable').trim();
+  throw new TlsConfigError(`cannot read the PKCS#12 truststore ${file}: ${why}`);
+}
+
 async function loadTrustStore(s: TlsSettings): Promise<string[] | undefined> {
   if (s.trustKeyPath === undefined) return undefined;
   const data = await readStore(s.trustKeyPath, 'truststore (ssl/trustkeypath)');
   let certs: string[];
   if (isJks(data)) certs = readJks(data, s.trustKeyStorePass ?? '', s.trustKeyPath).trustedCertsPem;
   else if (isPem(data)) certs = data.toString('utf8').match(PEM_CERT) ?? [];
-  else throw new TlsConfigError(`the truststore ${s.trustKeyPath} is neither JKS nor PEM (convert a PKCS#12 truststore to PEM, see docs/tls.md)`);
+  else if (data[0] === DER_SEQUENCE) certs = await readPkcs12Certificates(s.trustKeyPath, s.trustKeyStorePass ?? '');
+  else throw new TlsConfigError(`the truststore ${s.trustKeyPath} is neither JKS, PKCS#12 nor PEM (see docs/tls.md)`);
   if (certs.length === 0) throw new TlsConfigError(`the truststore ${s.trustKeyPath} holds no certificate`);
   return certs;
 }

@@ -104,6 +104,37 @@ describe('TLS listener and connector', () => {
     expect((await sendMessage(a.pool, 'hostj-ssl', 'jks')).answer).toBe('TestPacket: MSG:jks:101');
   });
 
+  it('reads PKCS#12 truststores (certificates only; current and legacy protection) on both sides', async () => {
+    openssl('pkcs12', '-export', '-nokeys', '-in', file('hosta.crt'), '-out', file('trust-b.p12'), '-passout', 'pass:trustpass');
+    openssl('pkcs12', '-export', '-nokeys', '-in', file('hostb.crt'), '-out', file('trust-a.p12'), '-passout', 'pass:trustpass');
+    openssl('pkcs12', '-export', '-legacy', '-nokeys', '-in', file('hostb.crt'), '-out', file('trust-a-legacy.p12'), '-passout', 'pass:trustpass');
+    openssl('pkcs12', '-export', '-nokeys', '-in', file('intruder.crt'), '-out', file('trust-intruder.p12'), '-passout', 'pass:trustpass');
+    // A server requiring client certificates from a PKCS#12 truststore.
+    const server = await makeHost('hostp', [], {
+      listen: true,
+      sslHostId: 'hostp-ssl',
+      tls: await loadTlsMaterial({ keyPath: file('hostb.p12'), keyStorePass: 'p12pass', trustKeyPath: file('trust-b.p12'), trustKeyStorePass: 'trustpass', trustUseClientAuthenticate: true }),
+    });
+    hosts.push(server);
+    expect(server.listener).toBeDefined();
+    const entries: PartnerEntry[] = [
+      { host: hostEntry('hosta-ssl', 0, { isSsl: true }), password: Buffer.from('pa') },
+      { host: hostEntry('hostp-ssl', server.listener!.port, { isSsl: true }), password: Buffer.from('pp') },
+    ];
+    for (const e of entries) server.directory.set(e);
+    for (const trust of ['trust-a.p12', 'trust-a-legacy.p12']) {
+      const a = await makeHost('hosta', entries, { sslHostId: 'hosta-ssl', tls: await loadTlsMaterial({ keyPath: file('hosta.pem'), trustKeyPath: file(trust), trustKeyStorePass: 'trustpass' }) });
+      hosts.push(a);
+      expect((await sendMessage(a.pool, 'hostp-ssl', trust)).answer).toBe(`TestPacket: MSG:${trust}:101`);
+    }
+    // Trusting someone else: the server certificate is refused.
+    const wrongTrust = await makeHost('hosta', entries, { sslHostId: 'hosta-ssl', tls: await loadTlsMaterial({ keyPath: file('hosta.pem'), trustKeyPath: file('trust-intruder.p12'), trustKeyStorePass: 'trustpass' }) });
+    hosts.push(wrongTrust);
+    await expect(sendMessage(wrongTrust.pool, 'hostp-ssl', 'x')).rejects.toMatchObject({ code: ErrorCode.ConnectionImpossible });
+    // A wrong password stops the load, naming the file and the setting.
+    await expect(loadTlsMaterial({ trustKeyPath: file('trust-a.p12'), trustKeyStorePass: 'nope' })).rejects.toThrow(/cannot read the PKCS#12 truststore .*trust-a\.p12: wrong trustkeystorepass/);
+  });
+
   it('names the file when a store cannot be used', async () => {
     await expect(loadTlsMaterial({ keyPath: file('missing.pem') })).rejects.toThrow(/cannot read the keystore \(ssl\/keypath\) .*missing\.pem: ENOENT/);
     await expect(loadTlsMaterial({ trustKeyPath: file('hosta.p12') })).rejects.toThrow(TlsConfigError);
