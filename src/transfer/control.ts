@@ -4,6 +4,7 @@
  * ErrorCode character: Valid(header = the request's middle, middle = code, 15) or
  * JsonCommand(header = the request JSON, result = code, 15).
  */
+import { hasRole, Role } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestContext, RequestHandler } from '../net/handlers.js';
@@ -23,14 +24,17 @@ function restartTime(text: string | null | undefined): Date | undefined {
   return new Date(y, mo - 1, d, h, mi, s);
 }
 
-/** Only a party of the transfer or an administrator partner may act on it. */
-function allowed(ctx: RequestContext, ref: TransferRef): boolean {
-  const caller = ctx.partner.hostId;
-  return ctx.partner.host.adminRole || caller === ref.requester || caller === ref.requested;
+/**
+ * The role check of an order (r66-protocol.md §9.9): stop and cancel need SYSTEM, restart needs
+ * TRANSFER, unless the caller is this host itself.
+ */
+function allowed(engine: TransferEngine, ctx: RequestContext, subType: number): boolean {
+  if (engine.isOwnId(ctx.partner.hostId)) return true;
+  return hasRole(engine.roleOf(ctx.partner.hostId, ctx.partner.host.adminRole), subType === PacketType.VALID ? Role.TRANSFER : Role.SYSTEM);
 }
 
 async function order(engine: TransferEngine, ctx: RequestContext, subType: number, ref: TransferRef, at: Date | undefined): Promise<ControlResult> {
-  if (!allowed(ctx, ref)) throw new R66Error('Not correctly authenticated', ErrorCode.BadAuthent);
+  if (!allowed(engine, ctx, subType)) throw new R66Error('Not correctly authenticated', ErrorCode.BadAuthent);
   if (subType === PacketType.STOP) return engine.stop(ref);
   if (subType === PacketType.CANCEL) return engine.cancel(ref);
   return engine.restart(ref, at);

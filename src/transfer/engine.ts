@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
+import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, withMd5, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
@@ -85,6 +86,16 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
 
   get requestsBlocked(): boolean {
     return this.blocked;
+  }
+
+  /** True for this host's own ids (plain and TLS): such a caller may give any order. */
+  isOwnId(hostId: string): boolean {
+    return hostId === this.opts.identity.hostId || hostId === this.opts.identity.sslHostId;
+  }
+
+  /** The effective role of a partner giving an order (config.md §3.10). */
+  roleOf(hostId: string, isAdmin: boolean): number {
+    return effectiveRole(this.opts.roles ?? [], hostId, isAdmin);
   }
 
   /** Transfers running on this host now (either role). */

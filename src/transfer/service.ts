@@ -50,6 +50,7 @@ export class TransferService {
       handlers: net.handlers,
       tasks: this.deps.tasks ?? createTaskRegistry(),
       logger: logger.child({ component: 'transfer' }),
+      roles: config.roles,
       ...(this.deps.hooks ? { hooks: this.deps.hooks } : {}),
     });
     const limits = await store.limits.get(config.hostId).catch(() => undefined);

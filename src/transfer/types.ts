@@ -3,7 +3,7 @@
  * REST, FileWatcher, the scheduler) give and get back. No behaviour here.
  */
 import type { Logger } from 'pino';
-import type { DirectoryConfig, LimitConfig } from '../config/index.js';
+import type { DirectoryConfig, LimitConfig, RoleEntry } from '../config/index.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferRecord } from '../model/transfer.js';
 import type { ConnectionPool } from '../net/pool.js';
@@ -48,6 +48,11 @@ export interface TransferEngineOptions {
   rankSaveBlocks?: number;
   /** Retries of a transfer whose connection failed (synchronous submissions; default 0). */
   connectRetries?: number;
+  /**
+   * server.xml `roles` (config.md §3.10): the roles of partners sending transfer orders (stop and
+   * cancel need SYSTEM, restart TRANSFER). Default none: admin partners are FULLADMIN, others PARTNER.
+   */
+  roles?: readonly RoleEntry[];
 }
 
 /** A transfer to start now (client `send`/`transfer`) or later (`asend`, `-start`/`-delay`). */

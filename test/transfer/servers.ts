@@ -5,7 +5,13 @@ import { createReadStream, createWriteStream, mkdirSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { CRYPTO_KEY, PASSWORD_HEX, runCli, spawnCli, sqliteRows, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { loadClientConfig } from '../../src/config/index.js';
+import { openClientNetwork } from '../../src/net/network.js';
+import type { ConnectionPool } from '../../src/net/pool.js';
+import type { Packet } from '../../src/protocol/index.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { openStore, parseJdbcUrl } from '../../src/store/index.js';
+import { CRYPTO_KEY, PASSWORD_HEX, runCli, spawnCli, sqliteRows, writeInstance, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { patternBytes } from '../helpers/hosts.js';
 
@@ -160,4 +166,41 @@ export async function rest(node: Node, method: string, path: string, body?: unkn
     json = null;
   }
   return { status: res.status, json, headers: res.headers };
+}
+
+/** A client identity in the test process (its own client.xml and SQLite partner table) talking R66 to `servers`. */
+export interface Caller {
+  pool: ConnectionPool;
+  close(): Promise<void>;
+}
+
+export async function openCaller(box: Sandbox, id: string, servers: Node[]): Promise<Caller> {
+  const inst = writeInstance(join(box.dir, 'callers', id), { hostId: id });
+  const entries = [{ id, port: 1 }, ...servers.map((s) => ({ id: s.id, port: s.port }))]
+    .map((p) => `<entry><hostid>${p.id}</hostid><address>127.0.0.1</address><port>${p.port}</port><key>${PASSWORD_HEX}</key></entry>`);
+  writeFileSync(join(inst.confDir, 'authent.xml'), `<authent>${entries.join('')}</authent>\n`);
+  const env = { ...box.env, CONFDIR: inst.confDir };
+  const r = await runCli('client', ['initdb', '-auth', join(inst.confDir, 'authent.xml')], env);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  const config = await loadClientConfig(join(inst.confDir, 'client.xml'));
+  const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`, 'svc', 'pw'), { hostId: id });
+  const net = await openClientNetwork(config, { findHost: (h) => store.hosts.get(h), findRule: (x) => store.rules.get(x) }, { logger: silentLogger() });
+  return {
+    pool: net.pool,
+    close: async () => {
+      await net.pool.close();
+      await store.close();
+    },
+  };
+}
+
+/** Sends one order on a new channel to `to` and returns the first answer. */
+export async function order(caller: Caller, to: string, packet: Packet): Promise<Packet> {
+  const { channel } = await caller.pool.openChannel(to);
+  try {
+    await channel.send(packet);
+    return await channel.receive(15_000, 'the answer');
+  } finally {
+    channel.close();
+  }
 }

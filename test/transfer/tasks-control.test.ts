@@ -6,7 +6,7 @@ import { TransferMode, type Rule, type RuleTask } from '../../src/model/rule.js'
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { grantSystemRole, introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
 
 describe('task lists and transfer orders', () => {
   let a: TestHost;
@@ -61,13 +61,14 @@ describe('task lists and transfer orders', () => {
     expect((await entries()).sort()).toEqual(['rerror-hosta', 'rerror-hosta', 'serror-hostb', 'serror-hostb']);
   });
 
-  it('a partner stops a running transfer with a Valid order, then restarts it through the requester', async () => {
+  it('a partner with the SYSTEM role stops a running transfer with a Valid order, then restarts it through the requester', async () => {
     await writeFile(path.join(a.dirs.out, 'big.bin'), patternBytes(3_000_000));
     a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
     const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
     const row = await waitFor(async () => (await b.store.runner.list()).find((r) => r.rank > 5));
     const ref = { specialId: row.specialId, requester: 'hosta', requested: 'hostb' };
-    // hostb asks hosta (the requester) over R66, legacy form.
+    // hostb asks hosta (the requester) over R66, legacy form; stop needs the SYSTEM role (§9.9).
+    await grantSystemRole(a, b);
     const { channel } = await b.pool.openChannel('hosta');
     await channel.send(encodeValidCommand({ cmd: 'stop', ...ref }));
     const answer = await channel.receive(10_000);

@@ -1,0 +1,67 @@
+// Roles on transfer orders from partners (r66-protocol.md §9.9, config.md §3.10) against a real
+// svc-r66server: stop and cancel need SYSTEM, restart needs TRANSFER, refused with
+// Error("Not correctly authenticated", 'A'). Callers are R66 clients in the test process.
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpdatedInfo } from '../../src/model/transfer.js';
+import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
+import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { freePort, killNodes, openCaller, order, rest, rowOf, startNode, writeNode, writePatternFile, type Caller, type Node } from '../transfer/servers.js';
+
+const RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
+
+let box: Sandbox;
+let a: Node;
+let b: Node;
+const callers: Caller[] = [];
+
+beforeEach(async () => {
+  box = sandbox();
+  const [pa, pb] = [await freePort(), await freePort()];
+  const partners = [{ id: 'hostb', port: pb }, { id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }];
+  a = await writeNode(box, 'hosta', pa, partners, {
+    rest: true, rules: RULE, limit: '<globallimit>2097152</globallimit>',
+    roles: '<role><roleid>hostc</roleid><roleset>READONLY|TRANSFER</roleset></role><role><roleid>hostd</roleid><roleset>SYSTEM</roleset></role>',
+  });
+  b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }], { rules: RULE });
+  await startNode(b);
+  await startNode(a);
+}, 60_000);
+
+afterEach(async () => {
+  for (const c of callers.splice(0)) await c.close();
+  killNodes(a, b);
+  box.cleanup();
+});
+
+describe('roles on transfer orders from partners (real server)', () => {
+  it('TRANSFER may restart but not stop; SYSTEM may stop; the stopped transfer restarts and completes', async () => {
+    await writePatternFile(join(a.home, 'out', 'big.bin'), 8 * 1024 * 1024);
+    const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'big.bin', requested: 'hostb' });
+    expect(add.status).toBe(201);
+    const specialId = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
+    const ref = { specialId, requester: 'hosta', requested: 'hostb' };
+    await waitFor(async () => Number((await rowOf(b, specialId))?.rank ?? 0) > 4, { what: 'the transfer under way', timeoutMs: 30_000 });
+
+    const c = await openCaller(box, 'hostc', [a]);
+    const d = await openCaller(box, 'hostd', [a]);
+    callers.push(c, d);
+
+    // TRANSFER only: stop and cancel refused (legacy and JSON forms); nothing changed.
+    expect(await order(c, 'hosta', encodeValidCommand({ cmd: 'stop', ...ref }))).toMatchObject({ kind: 'error', message: 'Not correctly authenticated', code: { char: 'A' } });
+    const cancel = newJsonCommand('StopOrCancelJsonPacket', { requester: 'hosta', requested: 'hostb', specialid: specialId, requestUserPacket: PacketType.CANCEL });
+    expect(await order(c, 'hosta', { kind: 'jsonCommand', command: cancel, result: '', subType: PacketType.CANCEL })).toMatchObject({ kind: 'error', code: { char: 'A' } });
+    // Restart is allowed with TRANSFER: the transfer still runs, answered s.
+    expect(await order(c, 'hosta', encodeValidCommand({ cmd: 'restart', ...ref, restartTime: null }))).toMatchObject({ kind: 'valid', middle: 's', subType: PacketType.REQUESTUSER });
+    expect(Number((await rowOf(a, specialId))!.updatedinfo)).toBe(UpdatedInfo.RUNNING);
+
+    // SYSTEM: the stop is done on the running transfer.
+    expect(await order(d, 'hosta', encodeValidCommand({ cmd: 'stop', ...ref }))).toMatchObject({ kind: 'valid', middle: 'O', subType: PacketType.REQUESTUSER });
+    expect((await rowOf(a, specialId))!).toMatchObject({ infostatus: 'H' });
+    // SYSTEM alone has no TRANSFER: its restart is refused; hostc's is accepted (B).
+    expect(await order(d, 'hosta', encodeValidCommand({ cmd: 'restart', ...ref, restartTime: null }))).toMatchObject({ kind: 'error', code: { char: 'A' } });
+    expect(await order(c, 'hosta', encodeValidCommand({ cmd: 'restart', ...ref, restartTime: null }))).toMatchObject({ kind: 'valid', middle: 'B' });
+    await waitFor(async () => Number((await rowOf(a, specialId))?.updatedinfo) === UpdatedInfo.DONE, { what: 'the restarted transfer done', timeoutMs: 60_000 });
+  }, 120_000);
+});
