@@ -3,6 +3,13 @@
  * record object in memory is the one tasks see; each transition changes it and writes the changed
  * columns before the caller sends the packet that depends on it (design.md §4). RANK is written at
  * most every N blocks or every second during the data phase (design.md §5).
+ *
+ * Transitions that follow each other with no packet and no task in between (pre-tasks start and
+ * done with an empty task list, the answer's columns then the data phase start...) are staged in
+ * memory and written together by the next write: one UPDATE instead of up to five per small
+ * transfer, where the database was a third of the CPU (docs/performance.md, decision 0013). A
+ * staged change is always written by the next set()/saveAll()/saveRank()/flush(), and every caller
+ * that sends a packet or runs a task after staging writes first.
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
@@ -19,41 +26,94 @@ export class RunnerRow {
     return { specialId: r.specialId, requester: r.requester, requested: r.requested, ownerReq: r.ownerReq };
   }
 
-  /** Applies `change` to the record and writes it (STOPTRANS = now). */
-  async set(change: TransferStateChange): Promise<void> {
+  /** Columns changed in memory and not written yet (see stage()). */
+  private pending: TransferStateChange | null = null;
+  /** A whole-row write is pending (saveAll() staged): it carries every staged column. */
+  private pendingAll = false;
+
+  /** True when a staged change waits for the next write. */
+  get hasPending(): boolean {
+    return this.pending !== null || this.pendingAll;
+  }
+
+  /**
+   * Applies `change` to the record without writing it: the next write carries it. Only for
+   * transitions followed by more local work and then a write before any packet or task.
+   */
+  stage(change: TransferStateChange): void {
     const stop = change.stop ?? new Date();
     Object.assign(this.record, change, { stop });
-    await this.runner.updateState(this.key, { ...change, stop });
+    this.pending = { ...this.pending, ...change, stop };
+  }
+
+  /** Stages a whole-row write (after tasks or the Request answer changed the record in place). */
+  stageAll(): void {
+    this.record.stop = new Date();
+    this.pendingAll = true;
+  }
+
+  /** Writes what is staged, in one statement; nothing when nothing is. */
+  async flush(): Promise<void> {
+    if (this.pendingAll) {
+      this.pendingAll = false;
+      this.pending = null;
+      await this.runner.update(this.record);
+    } else if (this.pending !== null) {
+      const change = this.pending;
+      this.pending = null;
+      await this.runner.updateState(this.key, change);
+    }
+  }
+
+  /** Applies `change` to the record and writes it with anything staged (STOPTRANS = now). */
+  async set(change: TransferStateChange): Promise<void> {
+    this.stage(change);
+    await this.flush();
   }
 
   /** Writes every column (after tasks changed the record in place). */
   async saveAll(): Promise<void> {
-    this.record.stop = new Date();
-    await this.runner.update(this.record);
+    this.stageAll();
+    await this.flush();
   }
 
   async saveRank(): Promise<void> {
-    await this.runner.updateRank(this.key, this.record.rank);
+    // RANK alone is the hot path of the data phase; with staged columns it joins their write.
+    if (this.hasPending) await this.set({ rank: this.record.rank });
+    else await this.runner.updateRank(this.key, this.record.rank);
   }
 
-  preTasksStart(stepIndex: number): Promise<void> {
-    return this.set({ globalStep: TaskStep.PRETASK, globalLastStep: TaskStep.PRETASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: ErrorCode.InitOk, updatedInfo: UpdatedInfo.RUNNING });
+  // The step transitions below take `write = false` to stage instead of writing (see stage()).
+
+  preTasksStart(stepIndex: number, write = true): Promise<void> {
+    return this.apply({ globalStep: TaskStep.PRETASK, globalLastStep: TaskStep.PRETASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: ErrorCode.InitOk, updatedInfo: UpdatedInfo.RUNNING }, write);
   }
 
-  preTasksDone(): Promise<void> {
-    return this.set({ stepStatus: ErrorCode.PreProcessingOk, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk) });
+  preTasksDone(write = true): Promise<void> {
+    return this.apply({ stepStatus: ErrorCode.PreProcessingOk, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk) }, write);
   }
 
-  transferStart(): Promise<void> {
-    return this.set({ globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk), updatedInfo: UpdatedInfo.RUNNING, rank: this.record.rank });
+  /**
+   * The data phase starts. Staged (`write = false`) it is written with the first RANK save or the
+   * end of the data, whichever comes first: a saved RANK above 0 then always comes with
+   * TRANSFERTASK, and a restart before that restarts at rank 0, as it would anyway.
+   */
+  transferStart(write = true): Promise<void> {
+    return this.apply({ globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk), updatedInfo: UpdatedInfo.RUNNING, rank: this.record.rank }, write);
   }
 
-  postTasksStart(stepIndex: number): Promise<void> {
-    return this.set({ globalStep: TaskStep.POSTTASK, globalLastStep: TaskStep.POSTTASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.TransferOk), rank: this.record.rank, updatedInfo: UpdatedInfo.RUNNING });
+  postTasksStart(stepIndex: number, write = true): Promise<void> {
+    return this.apply({ globalStep: TaskStep.POSTTASK, globalLastStep: TaskStep.POSTTASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.TransferOk), rank: this.record.rank, updatedInfo: UpdatedInfo.RUNNING }, write);
   }
 
-  postTasksDone(): Promise<void> {
-    return this.set({ stepStatus: ErrorCode.PostProcessingOk, infoStatus: this.keepWarning(ErrorCode.PostProcessingOk) });
+  postTasksDone(write = true): Promise<void> {
+    return this.apply({ stepStatus: ErrorCode.PostProcessingOk, infoStatus: this.keepWarning(ErrorCode.PostProcessingOk) }, write);
+  }
+
+  private apply(change: TransferStateChange, write: boolean): Promise<void> {
+    if (write) return this.set(change);
+    this.stage(change);
+    return Promise.resolve();
   }
 
   allDone(): Promise<void> {

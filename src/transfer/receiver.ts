@@ -60,12 +60,14 @@ function globalDigestFor(s: TransferSession): DigestAlgorithm | null {
 export async function runReceiver(s: TransferSession): Promise<TransferOutcome> {
   try {
     if (s.record.globalLastStep < TaskStep.POSTTASK) {
-      await s.row.transferStart();
+      // Staged: written with the first checkpoint or at EndTransfer (RunnerRow.transferStart()).
+      await s.row.transferStart(false);
       await receiveData(s);
     } else {
       // Restart after the data phase: the sender sends EndTransfer at once (§9.4).
       const p = await s.next(undefined, 'EndTransfer');
       if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
+      await s.row.flush();
       await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
     }
     const end = await s.next(undefined, 'EndRequest');
@@ -141,8 +143,11 @@ async function receiveData(s: TransferSession): Promise<void> {
         if (highest > 0 && (await fh.stat()).size > highest) await fh.truncate(highest);
         await fh.close();
         closed = true;
-        await s.row.saveRank();
+        // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
+        // a post-task list writes them before its first task runs (RunnerRow.stage()).
+        s.row.stage({ rank: r.rank });
         await endOfData(s, p.hash, globalDigest, globalAlgo);
+        await s.row.flush();
         await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
         return;
       }
@@ -183,7 +188,8 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
     throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
   }
   s.file = target;
-  await s.row.set({ filename: target, isMoved: true });
+  // Staged: the caller writes it right after the post-tasks, or the first post-task does.
+  s.row.stage({ filename: target, isMoved: true });
   try {
     await s.postTasks();
   } catch (err) {

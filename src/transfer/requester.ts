@@ -70,7 +70,8 @@ export async function runRequester(core: EngineCore, record: TransferRecord): Pr
     }
   }
   // A new attempt: back to the restart point, so its error tasks run again if it fails (tasks.md §3).
-  await row.set({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: record.globalLastStep });
+  // Staged: written with the rank just before the Request goes out (or by the failure's write).
+  row.stage({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: record.globalLastStep });
   let opened;
   try {
     opened = await core.pool.openChannel(record.requested);
@@ -140,7 +141,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       if (answer.filename.length > 0) r.originalName = answer.filename;
       s.size = Number(answer.length);
     }
-    await s.row.saveAll();
+    // Staged: written with the pre-tasks' first write, or the data phase's first (RunnerRow.stage()).
+    s.row.stageAll();
     if (r.rank > 0) core.logger.info({ id: String(r.specialId), rank: r.rank, partner: s.partner.hostId }, 'transfer resumed');
     const fileBefore = s.file;
     await s.preTasks();
@@ -150,6 +152,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
         const realSize = (await stat(s.file)).size;
         if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {
           s.size = realSize;
+          await s.row.flush();
           await sendChange(s, s.file !== fileBefore ? 'Change Filename by Pre Task on sender' : 'Change Size on sender');
         }
       }

@@ -28,15 +28,19 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
   try {
     let hash = '';
     if (s.record.globalLastStep < TaskStep.POSTTASK) {
-      await s.row.transferStart();
+      // Staged: written with the first RANK save, at the latest by saveRank() below, before EndTransfer.
+      await s.row.transferStart(false);
       hash = await pumpData(s);
       await s.row.saveRank();
     }
     // The partner answers EndTransfer once its file is in place and its post-tasks ran.
+    await s.row.flush();
     await s.channel.send({ kind: 'endTransfer', request: 7, way: 0, hash });
     const answer = await s.next(undefined, 'the EndTransfer answer');
     if (answer.kind !== 'endTransfer' || answer.way !== 1) throw unexpected(answer, 'the EndTransfer answer');
     await s.postTasks();
+    // The post-task transitions (staged without tasks) are in RUNNER before EndRequest says done.
+    await s.row.flush();
     await s.channel.send({ kind: 'endRequest', code: ErrorCode.CompleteOk, way: 0, info: '' });
     // The original sender waits at most timeoutcon for the answer, then considers the transfer done.
     try {

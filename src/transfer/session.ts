@@ -170,20 +170,32 @@ export class TransferSession {
     return { ...outcome, ctx };
   }
 
-  /** Pre-tasks (only when the restart point is at or before them, tasks.md §3 step 3). */
-  async preTasks(): Promise<void> {
-    if (this.record.globalLastStep > TaskStep.PRETASK) return;
-    await this.row.preTasksStart(0);
-    const out = await this.runTasks('pre');
-    if (out.status === 'failure') throw new R66Error(`PreTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
-    await this.row.preTasksDone();
+  /** True when this side has tasks for `step` in its rule. */
+  hasTasks(step: TaskListStep): boolean {
+    return tasksFor(this.rule, this.isSender ? 'sender' : 'receiver', step).length > 0;
   }
 
+  /**
+   * Pre-tasks (only when the restart point is at or before them, tasks.md §3 step 3). Without
+   * tasks nothing happens between the two transitions: they are staged for the caller's next
+   * write (RunnerRow.stage()), which comes before the next packet.
+   */
+  async preTasks(): Promise<void> {
+    if (this.record.globalLastStep > TaskStep.PRETASK) return;
+    const write = this.hasTasks('pre');
+    await this.row.preTasksStart(0, write);
+    const out = await this.runTasks('pre');
+    if (out.status === 'failure') throw new R66Error(`PreTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
+    await this.row.preTasksDone(write);
+  }
+
+  /** Post-tasks; without tasks the transitions are staged like the pre-tasks' (see preTasks()). */
   async postTasks(): Promise<void> {
-    await this.row.postTasksStart(0);
+    const write = this.hasTasks('post');
+    await this.row.postTasksStart(0, write);
     const out = await this.runTasks('post');
     if (out.status === 'failure') throw new R66Error(`PostTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
-    await this.row.postTasksDone();
+    await this.row.postTasksDone(write);
   }
 
   // ---------------------------------------------------------------- end and errors
