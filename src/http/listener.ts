@@ -45,7 +45,9 @@ export class RestListener {
   }
 
   describe(): string[] {
-    return [`REST ${this.rest.ssl ? 'HTTPS' : 'HTTP'} listening on ${this.rest.address ?? '0.0.0.0'}:${this.port}`];
+    const address = this.rest.address ?? '0.0.0.0';
+    const host = address === '0.0.0.0' || address === '::' ? 'localhost' : address.includes(':') ? `[${address}]` : address;
+    return [`REST ${this.rest.ssl ? 'HTTPS' : 'HTTP'} listening on ${address}:${this.port}: ${this.rest.ssl ? 'https' : 'http'}://${host}:${this.port}/v2/ (v1 and v2)`];
   }
 
   async stop(): Promise<void> {

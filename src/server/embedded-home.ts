@@ -5,6 +5,7 @@
  *   server.xml client.xml authent.xml     configuration (absolute paths inside)
  *   cryptokey.des                         DES key of every encrypted password
  *   admin.ggp  <hostid>.ggp               administrator and host passwords (encrypted)
+ *   restsigning.key                       HMAC key of the REST listener (127.0.0.1, user admin)
  *   send.rule.xml recv.rule.xml           default rules (any partner)
  *   data/{in,out,arch,work,conf,admin}    serverhome and its working directories
  *   db/svc-r66.sqlite                     the SQLite database (schema, partners, rules loaded)
@@ -14,6 +15,7 @@
  * everything this run created.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { existsSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -27,12 +29,16 @@ import { silentLogger } from './logger.js';
 /** The original's default R66 ports (config.md §3.3). */
 export const DEFAULT_R66_PORT = 6666;
 export const DEFAULT_R66_SSL_PORT = 6667;
+/** The REST port of config.md's samples; the home's REST listener only binds the loopback address. */
+export const DEFAULT_REST_PORT = 8088;
+export const REST_ADDRESS = '127.0.0.1';
 
 export interface HomeReport {
   home: string;
   hostId: string;
   port: number;
   sslPort: number;
+  restPort: number;
   database: string;
 }
 
@@ -63,10 +69,22 @@ function rule(idRule: string, mode: number, comment: string): XmlOut {
   ]);
 }
 
+/** A partner entry; port -1 makes a client-only entry (config.md §5): the REST user `admin`. */
 function partner(hostId: string, port: number, keyFile: string): XmlOut {
   return section('entry', [
-    ...el('hostid', hostId), ...el('address', '127.0.0.1'), ...el('port', port), ...el('isssl', false),
-    ...el('admin', true), ...el('isclient', false), ...el('isactive', true), ...el('keyfile', keyFile),
+    ...el('hostid', hostId), ...el('address', port < 0 ? '0.0.0.0' : '127.0.0.1'), ...el('port', port), ...el('isssl', false),
+    ...el('admin', true), ...el('isclient', port < 0), ...el('isactive', true), ...el('keyfile', keyFile),
+  ]);
+}
+
+/** The REST v1/v2 listener: loopback only, Basic (or HMAC) authentication, every function. */
+function restSection(port: number, sigKeyFile: string): XmlOut {
+  return section('rest', [
+    ...el('restaddress', REST_ADDRESS), ...el('restport', port), ...el('restssl', false),
+    ...el('restauthenticated', true), ...el('restsignature', false), ...el('restsigkey', sigKeyFile),
+    // HMAC authentication accepts request timestamps up to 5 minutes old.
+    ...el('resttimelimit', 300_000),
+    section('restmethod', [...el('restname', 'ALL'), ...el('restcrud', 'CRUD')]),
   ]);
 }
 
@@ -81,10 +99,12 @@ export async function ensureEmbeddedHome(home: string, printer: HomePrinter): Pr
     printer.out(
       `Created the svc-r66 home ${home} (host id ${report.hostId}):\n` +
         `  configuration  ${join(home, 'server.xml')}, client.xml, authent.xml, send.rule.xml, recv.rule.xml\n` +
-        `  keys           cryptokey.des, admin.ggp (administrator 'admin'), ${report.hostId}.ggp (host password)\n` +
+        `  keys           cryptokey.des, admin.ggp (administrator 'admin'), ${report.hostId}.ggp (host password), restsigning.key\n` +
         `  files          ${join(home, 'data')} (in, out, arch, work)\n` +
         `  database       ${report.database}\n` +
-        `  R66 port       ${report.port} (plain; TLS port ${report.sslPort} is configured but off: no certificate)\n`,
+        `  R66 port       ${report.port} (plain; TLS port ${report.sslPort} is configured but off: no certificate)\n` +
+        `  REST API       http://${REST_ADDRESS}:${report.restPort}/v2/ (and v1), user 'admin'; its password: ` +
+        `svc-password -ki ${join(home, 'cryptokey.des')} -pi ${join(home, 'admin.ggp')} -clear\n`,
     );
     return report;
   } catch (err) {
@@ -99,6 +119,7 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   const hostId = defaultHostId();
   const port = await pickPort(DEFAULT_R66_PORT);
   const sslPort = await pickPort(DEFAULT_R66_SSL_PORT, [port]);
+  const restPort = await pickPort(DEFAULT_REST_PORT, [port, sslPort]);
   // Only what this run creates is removed on failure: a file already there is the user's.
   const p = (name: string): string => {
     const path = join(home, name);
@@ -119,6 +140,8 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   await writeGgpFile(adminGgp, key, newPassword());
   const hostGgp = p(`${hostId}.ggp`);
   await writeGgpFile(hostGgp, key, newPassword());
+  const sigKeyFile = p('restsigning.key');
+  await writeFile(sigKeyFile, randomBytes(64), { mode: 0o600 });
 
   const database = join(dbDir, 'svc-r66.sqlite');
   const identity = section('identity', [...el('hostid', hostId), ...el('cryptokey', keyFile)]);
@@ -136,6 +159,7 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   await writeXmlFile(p('authent.xml'), section('authent', [
     ...comment(`Partners of ${hostId}. Load changes with: svc-r66server loadconf`),
     partner(hostId, port, hostGgp),
+    partner('admin', -1, adminGgp),
   ]));
   await writeXmlFile(p('send.rule.xml'), rule('send', 1, 'Default rule: the requester sends a file to the partner'));
   await writeXmlFile(p('recv.rule.xml'), rule('recv', 2, 'Default rule: the requester receives a file from the partner'));
@@ -151,7 +175,7 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
       ...el('httpadmin', join(dataDir, 'admin')),
     ]),
     section('network', [...el('serverport', port), ...el('serversslport', sslPort), ...el('serverhttpport', 0), ...el('serverhttpsport', 0)]),
-    directory, db,
+    directory, db, restSection(restPort, sigKeyFile),
   ]);
   // A temporary name until the database is ready: server.xml is the marker of a complete home.
   const pending = p('server.xml.new');
@@ -162,5 +186,5 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   });
   await writeXmlFile(p('server.xml'), serverConfig);
   rmSync(pending, { force: true });
-  return { home, hostId, port, sslPort, database };
+  return { home, hostId, port, sslPort, restPort, database };
 }

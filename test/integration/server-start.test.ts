@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { isAlive, readPid } from '../../src/cli/pid-file.js';
+import { readCryptoKeyFile, readGgpFile } from '../../src/config/crypto.js';
 import { waitFor } from '../helpers/wait.js';
 
 let box: Sandbox;
@@ -158,16 +159,30 @@ describe('embedded default home (no installed instance)', () => {
     expect(first.stdout()).toContain(`Created the svc-r66 home ${home}`);
     const hostId = /host id (svc-[^)]+)\)/.exec(first.stdout())?.[1] as string;
     expect(hostId).toMatch(/^svc-/);
-    for (const f of ['server.xml', 'client.xml', 'authent.xml', 'cryptokey.des', 'admin.ggp', `${hostId}.ggp`, 'send.rule.xml', 'recv.rule.xml', 'db/svc-r66.sqlite']) {
+    for (const f of ['server.xml', 'client.xml', 'authent.xml', 'cryptokey.des', 'admin.ggp', `${hostId}.ggp`, 'restsigning.key', 'send.rule.xml', 'recv.rule.xml', 'db/svc-r66.sqlite']) {
       expect(existsSync(join(home, f)), f).toBe(true);
     }
     expect(existsSync(join(home, 'server.xml.new'))).toBe(false);
     const db = join(home, 'db', 'svc-r66.sqlite');
-    expect(await sqliteRows(db, 'select hostid from hosts')).toEqual([{ hostid: hostId }]);
+    expect(await sqliteRows(db, 'select hostid, port, isclient, adminrole from hosts order by hostid')).toEqual([
+      { hostid: 'admin', port: -1, isclient: 1, adminrole: 1 }, { hostid: hostId, port: expect.any(Number), isclient: 0, adminrole: 1 },
+    ]);
     expect(await sqliteRows(db, 'select idrule, modetrans from rules order by idrule')).toEqual([{ idrule: 'recv', modetrans: 2 }, { idrule: 'send', modetrans: 1 }]);
     const serverXml = readFileSync(join(home, 'server.xml'), 'utf8');
     expect(serverXml).toMatch(/<serverport>\d+<\/serverport>/);
     expect(readFileSync(join(home, 'admin.ggp'), 'utf8')).toMatch(/^[0-9a-f]+$/);
+
+    // REST v1/v2 on the loopback address, user admin with the password of admin.ggp.
+    const url = /REST API {7}(http:\/\/127\.0\.0\.1:\d+\/v2\/) \(and v1\), user 'admin'/.exec(first.stdout())?.[1] as string;
+    expect(url).toBeDefined();
+    expect(first.stdout()).toContain(`REST HTTP listening on 127.0.0.1:${new URL(url).port}: ${url}`);
+    const password = await readGgpFile(join(home, 'admin.ggp'), await readCryptoKeyFile(join(home, 'cryptokey.des')));
+    const basic = (user: string, pw: string): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}` });
+    expect((await fetch(`${url}hosts`)).status).toBe(401);
+    expect((await fetch(`${url}hosts`, { headers: basic('admin', 'wrong') })).status).toBe(401);
+    const hosts = await fetch(`${url}hosts`, { headers: basic('admin', password) });
+    expect(hosts.status).toBe(200);
+    expect(((await hosts.json()) as { results: { name: string }[] }).results.map((h) => h.name)).toEqual(['admin', hostId]);
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
 
