@@ -9,9 +9,10 @@ import { decryptPasswordHexBytes } from '../config/index.js';
 import { digestFromIndex } from '../model/digest.js';
 import type { Host } from '../model/host.js';
 import type { Rule } from '../model/rule.js';
+import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
 import { Blacklist, blacklistOptionsFrom, hostProxifiedFrom } from './blacklist.js';
-import { informationHandler } from './commands/information.js';
+import { informationHandler, transferCheckFrom } from './commands/information.js';
 import { handleTest } from './commands/test-message.js';
 import type { NetContext } from './context.js';
 import { RequestHandlers } from './handlers.js';
@@ -34,6 +35,8 @@ export interface HostNetSettings {
 export interface NetLookups {
   findHost(hostId: string): Promise<Host | undefined>;
   findRule(ruleId: string): Promise<Rule | undefined>;
+  /** A transfer record of this host, for Information on a transfer by id (kind -1). */
+  findTransfer?(key: TransferKey): Promise<TransferRecord | undefined>;
 }
 
 export interface NetOptions {
@@ -60,7 +63,12 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
   handlers.registerDefault('test', handleTest);
   handlers.registerDefault(
     'information',
-    informationHandler({ findRule: lookups.findRule, serverHome: settings.directories.serverHome, defaultOutPath: settings.directories.virtual.out }),
+    informationHandler({
+      findRule: lookups.findRule,
+      serverHome: settings.directories.serverHome,
+      defaultOutPath: settings.directories.virtual.out,
+      requestCheck: lookups.findTransfer && transferCheckFrom(settings.hostId, lookups.findTransfer),
+    }),
   );
   const timeoutConMs = settings.limits.timeoutCon;
   const env = options.env ?? process.env;

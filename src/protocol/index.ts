@@ -36,3 +36,4 @@ export * from './digest.js';
 export * from '../model/error-code.js';
 export * from '../model/digest.js';
 export * from './valid-commands.js';
+export * from './runner-xml.js';

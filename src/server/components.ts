@@ -15,7 +15,9 @@ import type { ServerRuntime } from './runtime.js';
 import { ServerTasks } from './task-registry.js';
 
 export function extraComponents(runtime: ServerRuntime): Component[] {
-  const network = new R66Network(runtime.config, () => ({ findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id) }), runtime.log);
+  const network = new R66Network(runtime.config, () => ({
+    findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id), findTransfer: (key) => runtime.store.runner.get(key),
+  }), runtime.log);
   // Task plug-ins (extendTaskFactory) are loaded and every rule checked before anything listens.
   const tasks = new ServerTasks(runtime);
   // RESTART (tasks.md §8): the ordered in-process restart, one second after the task succeeded.

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { ErrorCode } from '../../model/error-code.js';
 import { ruleAllowsHost, type Rule } from '../../model/rule.js';
-import { InformationKind, PacketType, type InformationPacket } from '../../protocol/index.js';
+import type { TransferKey, TransferRecord } from '../../model/transfer.js';
+import { InformationKind, PacketType, runnerXmlLine, type InformationPacket } from '../../protocol/index.js';
 import { hasWildcard } from '../../fs/glob.js';
 import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
 import { PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
@@ -50,6 +51,23 @@ async function transferCheck(source: InformationSource, ctx: RequestContext, p: 
   if (!/^-?\d{1,19}$/.test(p.ruleOrId.trim())) throw new R66Error(`Transfer id is not a number: ${p.ruleOrId}`, ErrorCode.FileNotFound);
   const xml = await source.requestCheck(ctx, BigInt(p.ruleOrId.trim()), p.filename === '1');
   await answer(ctx, xml, '');
+}
+
+/**
+ * `requestCheck` over this host's transfer records (r66-protocol.md §9.10): end part `1` looks for
+ * the transfer the caller requested from us, `0` for the one we requested from the caller; the
+ * owner is this host (`hostId`). Unknown -> Error `f`.
+ */
+export function transferCheckFrom(hostId: string, findTransfer: (key: TransferKey) => Promise<TransferRecord | undefined>): NonNullable<InformationSource['requestCheck']> {
+  return async (ctx, specialId, callerIsRequester) => {
+    const peer = ctx.partner.hostId;
+    const key: TransferKey = callerIsRequester
+      ? { specialId, requester: peer, requested: ctx.ownHostId, ownerReq: hostId }
+      : { specialId, requester: ctx.ownHostId, requested: peer, ownerReq: hostId };
+    const record = await findTransfer(key);
+    if (record === undefined) throw new R66Error(`Transfer not found: ${specialId} (${key.requester} -> ${key.requested})`, ErrorCode.FileNotFound);
+    return runnerXmlLine(record);
+  };
 }
 
 export function informationHandler(source: InformationSource): RequestHandler<'information'> {
