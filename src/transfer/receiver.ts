@@ -276,14 +276,12 @@ async function writeAll(fh: FileHandle, data: Buffer, position: number): Promise
 }
 
 /**
- * Read shaping (bandwidth.md §6.1): when the received bytes run ahead of the limit, the socket stops
- * reading for the wait so TCP slows the sender down.
+ * Read shaping (bandwidth.md §6.1): when the received bytes run ahead of the limit, this transfer
+ * stops reading its channel for the wait. The socket itself is not paused, so other transfers
+ * sharing the connection go on; the channel's backlog limit pauses the socket only if the sender
+ * does not keep to the negotiated limit (it paces its writes at that same limit, §5).
  */
 async function pauseReading(s: TransferSession, bytes: number): Promise<void> {
   const wait = s.shaper?.waitFor(bytes) ?? 0;
-  if (wait <= 0) return;
-  const socket = s.channel.connection.socket;
-  socket.pause();
-  await new Promise((resolve) => setTimeout(resolve, wait));
-  socket.resume();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }

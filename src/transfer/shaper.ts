@@ -14,12 +14,11 @@ export class TokenBucket {
   private tokens = 0;
   private last = performance.now();
 
+  /** Starts empty: a new transfer gets no free burst, so its average over the whole transfer is the limit. */
   constructor(
     private rate: number,
     private intervalMs: number,
-  ) {
-    this.tokens = this.capacity;
-  }
+  ) {}
 
   get limit(): number {
     return this.rate;
