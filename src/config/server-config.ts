@@ -115,10 +115,10 @@ function addresses(sec: SectionReader, name: string): string[] {
 
 function readNetwork(sec: SectionReader): NetworkConfig {
   return {
-    serverPort: sec.int('serverport', 6666), serverAddresses: addresses(sec, 'serveraddresses'),
-    serverSslPort: sec.int('serversslport', 6667), serverSslAddresses: addresses(sec, 'serverssladdresses'),
-    serverHttpPort: sec.int('serverhttpport', 8066), serverHttpAddresses: addresses(sec, 'serverhttpaddresses'),
-    serverHttpsPort: sec.int('serverhttpsport', 8067), serverHttpsAddresses: addresses(sec, 'serverhttpsaddresses'),
+    serverPort: sec.port('serverport', 6666), serverAddresses: addresses(sec, 'serveraddresses'),
+    serverSslPort: sec.port('serversslport', 6667), serverSslAddresses: addresses(sec, 'serverssladdresses'),
+    serverHttpPort: sec.port('serverhttpport', 8066, true), serverHttpAddresses: addresses(sec, 'serverhttpaddresses'),
+    serverHttpsPort: sec.port('serverhttpsport', 8067, true), serverHttpsAddresses: addresses(sec, 'serverhttpsaddresses'),
   };
 }
 
@@ -132,10 +132,10 @@ function crudMask(text: string): number {
 }
 
 async function readRest(sec: SectionReader, dirs: DirectoryConfig, warnings: string[]): Promise<RestConfig | undefined> {
-  let port = sec.int('restport', -1);
+  let port = sec.port('restport', -1, true);
   if (!sec.has('restport') && sec.has('serverrestport')) {
     // Trap T2: the original ignores serverrestport; we accept it as an alias (compatibility.md).
-    port = sec.int('serverrestport', -1);
+    port = sec.port('serverrestport', -1, true);
     warnings.push(`${sec.file}: <rest/serverrestport> is not read by the original; accepted here as <restport>`);
   }
   if (port <= 0) return undefined;

@@ -97,6 +97,19 @@ export class SectionReader {
     return (v === undefined ? undefined : parseJavaInt(v)) ?? fallback;
   }
 
+  /**
+   * A TCP port (`int` rules: a non-number takes the default). Above 65535, or negative unless
+   * `negativeOff` (a negative value then disables the listener), is an error naming the element:
+   * the original only failed later, when binding.
+   */
+  port(name: string, fallback: number, negativeOff = false): number {
+    const port = this.int(name, fallback);
+    if (port > 65535 || (port < 0 && !negativeOff)) {
+      throw this.error(name, `${port} is not a TCP port; expected a number from ${negativeOff ? '0 (off)' : '0'} to 65535`);
+    }
+    return port;
+  }
+
   long(name: string, fallback: number): number {
     const v = this.string(name);
     return (v === undefined ? undefined : parseJavaLong(v)) ?? fallback;

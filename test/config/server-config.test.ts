@@ -152,6 +152,16 @@ describe('server.xml errors name file, element and line, never a secret', () => 
     expect((await loadError(off)).message).toMatch(/both usenossl and usessl are false/);
   });
 
+  it('ports out of range name the element; a non-number takes the default; a negative HTTP port is off', async () => {
+    const big = await loadError(await sampleWith('<serverport>6666</serverport>', '<serverport>99999</serverport>'));
+    expect(big.element).toBe('config/network/serverport');
+    expect(big.message).toMatch(/99999 is not a TCP port; expected a number from 0 to 65535/);
+    expect((await loadError(await sampleWith('<serverport>6666</serverport>', '<serverport>-5</serverport>'))).element).toBe('config/network/serverport');
+    expect((await loadError(await sampleWith('<restport>8088</restport>', '<restport>70000</restport>'))).element).toBe('config/rest/restport');
+    expect((await loadServerConfig(await sampleWith('<serverport>6666</serverport>', '<serverport>abc</serverport>'))).network.serverPort).toBe(6666);
+    expect((await loadServerConfig(await sampleWith('<serverhttpport>8066</serverhttpport>', '<serverhttpport>-1</serverhttpport>'))).network.serverHttpPort).toBe(-1);
+  });
+
   it('pushMonitor with endpoint and index, or markup in a value', async () => {
     expect((await loadError(await sampleWith('<endpoint>/log</endpoint>', '<endpoint>/log</endpoint><index>x</index>'))).message).toMatch(/both <endpoint> and <index>/);
     expect((await loadError(await sampleWith('<endpoint>/log</endpoint>', '<endpoint>&lt;script&gt;</endpoint>'))).element).toBe('config/pushMonitor/endpoint');
