@@ -46,6 +46,12 @@ export function parseXml(file: string, bytes: Buffer | string, expectedRoots: re
   refuseDoctype(file, text);
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
   if (valid !== true) {
+    // The validator reports elements left open as `Invalid '["a","b"]' found.` at line 1.
+    const open = /^Invalid '(\[[\s\S]*\])' found\.$/.exec(valid.err.msg)?.[1];
+    if (open !== undefined) {
+      const names = (JSON.parse(open) as string[]).map((n) => `<${n}>`).join(', ');
+      throw new ConfigError(`malformed XML: the file ends with ${names} not closed; expected the closing tag of each`, { file, line: text.split('\n').length });
+    }
     throw new ConfigError(`malformed XML: ${valid.err.msg}`, { file, line: valid.err.line });
   }
   const parser = new XMLParser({

@@ -62,4 +62,12 @@ describe('authent.xml (config.md §5, sample §13.3)', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).line).toBe(3);
   });
+
+  it('a file cut short names the elements left open, at its last line', async () => {
+    const f = join(inst.dir, 'cut.xml');
+    await writeFile(f, '<authent>\n<entry>\n<hostid>a</hostid>\n');
+    const err = (await loadAuthentFile(f, SAMPLE_KEY).catch((e: unknown) => e)) as ConfigError;
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(`${f}:4: malformed XML: the file ends with <authent>, <entry> not closed; expected the closing tag of each`);
+  });
 });
