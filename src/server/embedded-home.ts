@@ -8,8 +8,8 @@
  *   restsigning.key                       HMAC key of the REST listener (127.0.0.1, user admin)
  *   send.rule.xml recv.rule.xml           default rules (any partner)
  *   data/{in,out,arch,work,conf,admin}    serverhome and its working directories
+ *   data/log/                             logs of the background (service) mode (made at its start)
  *   db/svc-r66.sqlite                     the SQLite database (schema, partners, rules loaded)
- *   log/                                  logs of the background (service) mode
  *
  * Creation is all or nothing: server.xml is what marks a home as existing, and any failure removes
  * everything this run created.
@@ -131,7 +131,6 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
   for (const d of ['in', 'out', 'arch', 'work', 'conf', 'admin']) makeDirsSync(join(dataDir, d));
   const dbDir = p('db');
   makeDirsSync(dbDir);
-  makeDirsSync(p('log'));
 
   const keyFile = p('cryptokey.des');
   const key = generateCryptoKey();
