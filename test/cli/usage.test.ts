@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hasNoStack, runCli, sandbox, type Sandbox } from './cli-helpers.js';
+import { hasNoStack, ROOT, runCli, sandbox, type Sandbox } from './cli-helpers.js';
 
 let box: Sandbox;
 beforeEach(() => (box = sandbox()));
@@ -32,5 +34,18 @@ describe('usage and instance errors (cli.md §1.1)', () => {
     const r = await runCli('server', ['status', '-home'], box.env);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('-home expects a value');
+  });
+});
+
+describe('launchers in bin/', () => {
+  it.each(['svc-r66server', 'svc-r66client', 'svc-password'])('%s without dist/ says to build, exit 1, no stack trace', (name) => {
+    // A checkout right after `npm ci`: the launcher is there, the compiled code not yet.
+    const dir = join(box.dir, 'checkout');
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    copyFileSync(join(ROOT, 'bin', `${name}.js`), join(dir, 'bin', `${name}.js`));
+    const r = spawnSync(process.execPath, [join(dir, 'bin', `${name}.js`), 'help'], { encoding: 'utf8', env: box.env });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`${name}: not built yet: run 'npm run build' in ${dir}/\n`);
   });
 });
