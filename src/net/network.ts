@@ -13,6 +13,7 @@ import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
 import { Blacklist, blacklistOptionsFrom, hostProxifiedFrom } from './blacklist.js';
 import { informationHandler, transferCheckFrom } from './commands/information.js';
+import { baseJsonCommandHandler } from './commands/json-base.js';
 import { handleTest } from './commands/test-message.js';
 import type { NetContext } from './context.js';
 import { RequestHandlers } from './handlers.js';
@@ -61,6 +62,7 @@ function maxFrameLength(limits: LimitConfig): number {
 export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, options: NetOptions): NetContext {
   const handlers = options.handlers ?? new RequestHandlers();
   handlers.registerDefault('test', handleTest);
+  handlers.registerDefault('jsonCommand', baseJsonCommandHandler(handlers));
   handlers.registerDefault(
     'information',
     informationHandler({
@@ -132,7 +134,10 @@ export class R66Network {
     private readonly logger: Logger,
     /** Where the JVM-property equivalents are read (blacklist.ts); default `process.env`. */
     private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    // The bottom of the JsonCommand chain, before other modules wrap it with theirs.
+    this.handlers.register('jsonCommand', baseJsonCommandHandler(this.handlers));
+  }
 
   get ctx(): NetContext {
     if (this.context === undefined) throw new Error('the R66 network is not started');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFileInfo, getTransferInfo } from '../../src/client/getinfo.js';
 import { ErrorCode } from '../../src/model/error-code.js';
+import { newJsonCommand, PacketType, stringifyJsonCommand, type JsonCommand, type Packet } from '../../src/protocol/index.js';
 import { hostEntry, makeHost, rule, type TestHost } from './harness.js';
 
 describe('information requests between two hosts', () => {
@@ -72,6 +73,39 @@ describe('information requests between two hosts', () => {
     await expect(getFileInfo(a.pool, 'hostb', 'nope', 'list', '*')).rejects.toMatchObject({ code: ErrorCode.FileNotFound });
     await expect(getFileInfo(a.pool, 'hostb', 'private', 'list', '*')).rejects.toMatchObject({ code: ErrorCode.BadAuthent });
     await expect(getTransferInfo(a.pool, 'hostb', 42n, true)).rejects.toMatchObject({ code: ErrorCode.Unimplemented });
+  });
+
+  /** Sends one JsonCommand on a new channel and returns the answer. */
+  async function json(command: JsonCommand | null, subType: number, raw = ''): Promise<Packet> {
+    const { channel } = await a.pool.openChannel('hostb');
+    try {
+      await channel.send({ kind: 'jsonCommand', command, json: raw, result: '', subType });
+      return await channel.receive(5_000, 'the answer');
+    } finally {
+      channel.close();
+    }
+  }
+
+  it('answers the JSON forms: Information (18) as a Valid 18, Test (13) echoed with O (§9.11, §9.14)', async () => {
+    const list = await json(newJsonCommand('InformationJsonPacket', { requestUserPacket: 18, request: 2, rulename: 'send', filename: '*.txt' }), PacketType.INFORMATION);
+    expect(list).toEqual({ kind: 'valid', header: '/out/remote1.txt\n/out/second.txt\n', middle: '2', subType: PacketType.INFORMATION });
+    const exist = await json(newJsonCommand('InformationJsonPacket', { request: 0, rulename: 'send', filename: 'remote1.txt' }), PacketType.INFORMATION);
+    expect(exist).toMatchObject({ kind: 'valid', header: 'true', middle: '1' });
+    const byId = await json(newJsonCommand('InformationJsonPacket', { id: 42n, idRequest: true, to: true }), PacketType.INFORMATION);
+    expect(byId).toMatchObject({ kind: 'error', code: ErrorCode.Unimplemented });
+    const test = await json(newJsonCommand('JsonPacket', { comment: 'ping' }), PacketType.TEST);
+    expect(test).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER });
+    expect(test.kind === 'jsonCommand' && test.command).toEqual({ jsonClass: 'JsonPacket', comment: 'ping', requestUserPacket: 13 });
+  });
+
+  it('answers an unreadable JsonCommand or an unknown @class with "Invalid command" and c', async () => {
+    for (const raw of ['not json', '{"@class":"org.example.Nope"}']) {
+      const answer = await json(null, 9, raw);
+      expect(answer).toMatchObject({ kind: 'jsonCommand', result: 'c', subType: PacketType.REQUESTUSER });
+      expect(answer.kind === 'jsonCommand' && answer.command && stringifyJsonCommand(answer.command)).toBe(
+        '{"@class":"org.waarp.openr66.protocol.localhandler.packet.json.JsonPacket","comment":"Invalid command","requestUserPacket":9}',
+      );
+    }
   });
 
   it('kept one connection for all these requests', () => {

@@ -12,6 +12,7 @@ import { TransferMode, type Rule } from '../../src/model/rule.js';
 import { Blacklist } from '../../src/net/blacklist.js';
 import { handleTest } from '../../src/net/commands/test-message.js';
 import { informationHandler } from '../../src/net/commands/information.js';
+import { baseJsonCommandHandler } from '../../src/net/commands/json-base.js';
 import type { NetContext } from '../../src/net/context.js';
 import { RequestHandlers } from '../../src/net/handlers.js';
 import { R66Listener } from '../../src/net/listener.js';
@@ -51,6 +52,7 @@ export async function makeHost(
   const handlers = new RequestHandlers()
     .register('test', handleTest)
     .register('information', informationHandler({ findRule: async (id) => rules.get(id), serverHome: home, defaultOutPath: '/out' }));
+  handlers.register('jsonCommand', baseJsonCommandHandler(handlers));
   const ctx: NetContext = {
     identity: { hostId, sslHostId: opts.sslHostId, digest: Digest.SHA512, globalDigest: true, compression: false, proxified: false },
     directory,
