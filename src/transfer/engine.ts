@@ -4,10 +4,11 @@
  * and the partners' Valid/JsonCommand orders, r66-protocol.md §9.9).
  */
 import { EventEmitter } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
-import { isSendMode, withMd5, type Rule } from '../model/rule.js';
+import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandlers } from '../net/handlers.js';
@@ -19,6 +20,7 @@ import { handleRequest } from './requested.js';
 import { runRequester } from './requester.js';
 import { LocalControlError } from './session.js';
 import { BandwidthShaper } from './shaper.js';
+import type { ThroughStream } from './through.js';
 import type {
   BandwidthLimits, ControlResult, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
 } from './types.js';
@@ -116,6 +118,13 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    */
   async transfer(req: TransferRequest): Promise<TransferOutcome> {
     const record = await this.createRecord(req, UpdatedInfo.UNKNOWN);
+    if (req.stream !== undefined) {
+      const through = throughOf(record, req.stream);
+      const outcome = await this.runWithRetries(record, 0, through);
+      // A sink that did not get the whole file is destroyed, never ended as if complete.
+      if ('sink' in through && outcome.code !== ErrorCode.CompleteOk && !through.sink.writableEnded) through.sink.destroy(new Error(outcome.message || outcome.code.meaning));
+      return outcome;
+    }
     return this.runWithRetries(record, this.opts.connectRetries ?? 0);
   }
 
@@ -137,6 +146,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * when absent). Returns its id.
    */
   async submitLater(req: TransferRequest): Promise<bigint> {
+    if (req.stream !== undefined) throw new R66Error('a through transfer (stream) runs now: it cannot be submitted for later', ErrorCode.IncorrectCommand);
     const record = await this.createRecord(req, UpdatedInfo.TOSUBMIT);
     return record.specialId;
   }
@@ -151,9 +161,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return runRequester(this.core, record);
   }
 
-  private async runWithRetries(record: TransferRecord, retries: number): Promise<TransferOutcome> {
+  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null): Promise<TransferOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await runRequester(this.core, record);
+      const outcome = await runRequester(this.core, record, through);
       if (!outcome.retryable || attempt >= retries || this.closed) {
         if (outcome.retryable) await this.core.runner.updateState(keyOf(record), { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK });
         const { retryable: _r, ...rest } = outcome;
@@ -287,10 +297,11 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       }
     }
     const rule = await this.findRule(req.rule);
-    const mode = req.md5 ? withMd5(rule.mode) : rule.mode;
+    const base = req.md5 ? withMd5(rule.mode) : rule.mode;
+    const mode = req.stream !== undefined ? throughVariant(base) : base;
     const isSender = isSendMode(mode);
     let size = -1;
-    if (isSender) {
+    if (isSender && req.stream === undefined) {
       const file = await resolveLocalFile(ruleDirectories(rule, this.opts.directories), req.file);
       size = (await stat(file)).size;
     }
@@ -312,6 +323,8 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       idRule: rule.idRule, filename: req.file, originalName: req.file, fileInfo,
       transferInfo: updateInfoMap('', map),
     };
+    // A stream of the wrong direction is refused before anything is written.
+    if (req.stream !== undefined) throughOf(record, req.stream);
     await this.core.runner.insert(record);
     return record;
   }
@@ -333,6 +346,21 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       records: { save: async () => void (await this.core.runner.update(record)) },
     };
   }
+}
+
+/** The through variant of a mode: 1->5, 2->6, 3->7, 4->8 (through modes unchanged). */
+function throughVariant(mode: TransferMode): TransferMode {
+  return mode >= TransferMode.SENDMODE && mode <= TransferMode.RECVMD5MODE ? ((mode + 4) as TransferMode) : mode;
+}
+
+/** The stream of a through transfer for its direction (Readable to send, Writable to receive). */
+function throughOf(record: TransferRecord, stream: Readable | Writable): ThroughStream {
+  if (isSendMode(record.mode)) {
+    if (typeof (stream as Readable).read !== 'function') throw new R66Error('a send through transfer needs a readable stream', ErrorCode.IncorrectCommand);
+    return { source: stream as Readable };
+  }
+  if (typeof (stream as Writable).write !== 'function') throw new R66Error('a receive through transfer needs a writable stream', ErrorCode.IncorrectCommand);
+  return { sink: stream as Writable };
 }
 
 function keyOf(r: TransferRecord): TransferKey {

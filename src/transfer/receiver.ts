@@ -17,6 +17,7 @@ import {
 import { RankCheckpoints } from './persistence.js';
 import { ensureDirectory, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
+import { throughSinkHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
@@ -81,8 +82,9 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
 }
 
 async function receiveData(s: TransferSession): Promise<void> {
-  if (s.file === null) throw new R66Error('no work file', ErrorCode.Internal);
-  const fh = await open(s.file, 'r+');
+  const sink = s.through !== null && 'sink' in s.through ? throughSinkHandle(s.through.sink) : null;
+  if (s.file === null && sink === null) throw new R66Error('no work file', ErrorCode.Internal);
+  const fh = sink ?? (await open(s.file as string, 'r+'));
   let closed = false;
   let writes: WriteWindow | undefined;
   try {
@@ -143,6 +145,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         if (highest > 0 && (await fh.stat()).size > highest) await fh.truncate(highest);
         await fh.close();
         closed = true;
+        if (sink) s.throughWritten = sink.written;
         // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
         // a post-task list writes them before its first task runs (RunnerRow.stage()).
         s.row.stage({ rank: r.rank });
@@ -160,7 +163,9 @@ async function receiveData(s: TransferSession): Promise<void> {
   } finally {
     if (!closed) {
       await writes?.drain().catch(() => undefined);
-      await fh.close().catch(() => undefined);
+      // A through sink is destroyed, not ended: the application must not take a part for the whole.
+      if (sink) sink.abort(new Error('the transfer ended in error before all its data arrived'));
+      else await fh.close().catch(() => undefined);
     }
   }
 }
@@ -169,7 +174,7 @@ async function receiveData(s: TransferSession): Promise<void> {
 async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null): Promise<void> {
   const r = s.record;
   const file = s.file as string;
-  const length = (await stat(file)).size;
+  const length = s.through !== null ? s.throughWritten : (await stat(file)).size;
   if (s.size > 0 && (length !== s.size || length === 0)) {
     r.rank = 0;
     throw new R66Error(`Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`, ErrorCode.TransferError);
@@ -181,15 +186,17 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
       throw new R66Error(`Global Hash in error, transfer in error and rank should be reset to 0 (using ${algo.wireName})`, ErrorCode.MD5Error);
     }
   }
-  const target = finalPath(s.dirs, file);
-  try {
-    await moveToFinal(file, target);
-  } catch (err) {
-    throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
+  if (s.through === null) {
+    const target = finalPath(s.dirs, file);
+    try {
+      await moveToFinal(file, target);
+    } catch (err) {
+      throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
+    }
+    s.file = target;
+    // Staged: the caller writes it right after the post-tasks, or the first post-task does.
+    s.row.stage({ filename: target, isMoved: true });
   }
-  s.file = target;
-  // Staged: the caller writes it right after the post-tasks, or the first post-task does.
-  s.row.stage({ filename: target, isMoved: true });
   try {
     await s.postTasks();
   } catch (err) {

@@ -21,6 +21,7 @@ import { prepareWorkFile, runReceiver } from './receiver.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession, toR66Error } from './session.js';
+import type { ThroughStream } from './through.js';
 import type { TransferOutcome } from './types.js';
 
 /** Block compression is on when both allow it and the information asks for it (§11). */
@@ -48,7 +49,7 @@ async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCo
  * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
  * caller whether the failure may be retried (connection impossible, partner overloaded).
  */
-export async function runRequester(core: EngineCore, record: TransferRecord): Promise<TransferOutcome & { retryable: boolean }> {
+export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null): Promise<TransferOutcome & { retryable: boolean }> {
   const row = new RunnerRow(core.runner, record);
   const key = runningKey(record);
   if (core.running.has(key)) {
@@ -60,7 +61,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord): Pr
   const dirs = ruleDirectories(rule, core.directories);
   let localFile: string | null = null;
   let size = -1;
-  if (isSender && record.globalLastStep < TaskStep.POSTTASK) {
+  if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
     try {
       localFile = await resolveLocalFile(dirs, record.filename || record.originalName);
       size = (await stat(localFile)).size;
@@ -84,6 +85,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord): Pr
   const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: true, isSender });
   session.file = localFile ?? (record.isMoved || record.globalLastStep >= TaskStep.TRANSFERTASK ? record.filename : null);
   session.size = size;
+  session.through = through;
   core.running.set(key, { record, abort: (e) => session.abort(e) });
   core.emitStart(record);
   try {
@@ -103,7 +105,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
   try {
     let rank = r.rank;
     if (!s.isSender && r.globalLastStep === TaskStep.TRANSFERTASK) rank = restartRankOfReceiver(rank, core.limits.gapRestart);
-    if (r.globalLastStep < TaskStep.TRANSFERTASK) rank = 0;
+    // A stream cannot seek: a through transfer always starts from its first block.
+    if (r.globalLastStep < TaskStep.TRANSFERTASK || s.through !== null) rank = 0;
     r.rank = rank;
     const ownLimit = core.shaper.ownLimit(s.isSender);
     const request: RequestPacket = {
@@ -147,7 +150,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     const fileBefore = s.file;
     await s.preTasks();
     if (s.isSender) {
-      if (s.record.globalLastStep < TaskStep.POSTTASK) {
+      if (s.record.globalLastStep < TaskStep.POSTTASK && s.through === null) {
         if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
         const realSize = (await stat(s.file)).size;
         if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {
@@ -158,7 +161,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       }
       return await runSender(s);
     }
-    if (r.globalLastStep < TaskStep.POSTTASK) {
+    if (r.globalLastStep < TaskStep.POSTTASK && s.through === null) {
       s.file = r.rank > 0 ? r.filename : null;
       await prepareWorkFile(s);
       await s.row.saveAll();

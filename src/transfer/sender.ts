@@ -15,6 +15,7 @@ import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { RankCheckpoints } from './persistence.js';
+import { throughSourceHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
@@ -62,8 +63,9 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
  */
 async function pumpData(s: TransferSession): Promise<string> {
   const file = s.file;
-  if (file === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
-  const fh = await open(file, 'r');
+  const source = s.through !== null && 'source' in s.through ? s.through.source : null;
+  if (file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
+  const fh = source !== null ? throughSourceHandle(source) : await open(file as string, 'r');
   const pending: { current: Promise<unknown> | null } = { current: null };
   try {
     const blockSize = s.record.blockSize;

@@ -18,6 +18,7 @@ import type { EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { removeQuietly, type RuleDirectories } from './placement.js';
 import type { SessionShaper } from './shaper.js';
+import type { ThroughStream } from './through.js';
 import type { TransferOutcome } from './types.js';
 
 /** A stop or cancel asked on this host: the error is sent to the partner (§9.9). */
@@ -57,6 +58,10 @@ export class TransferSession {
   private abortWaiters: Array<(e: Error) => void> = [];
   /** Bytes moved in this session. */
   bytes = 0;
+  /** Through modes on the requester: the application's stream instead of a file (through.ts). */
+  through: ThroughStream | null = null;
+  /** Bytes the through sink received (the receiver's size check). */
+  throughWritten = 0;
   private errorTasksDone = false;
 
   constructor(init: SessionInit) {

@@ -2,6 +2,7 @@
  * Public types of the transfer engine (design.md §2 `src/transfer`): what callers (client CLI,
  * REST, FileWatcher, the scheduler) give and get back. No behaviour here.
  */
+import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { DirectoryConfig, LimitConfig, RoleEntry } from '../config/index.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
@@ -77,6 +78,14 @@ export interface TransferRequest {
   id?: bigint;
   /** Planned start (submissions only); default now. */
   start?: Date;
+  /**
+   * Through modes (r66-protocol.md §4, modes 5-8): the application's stream instead of a local
+   * file, a Readable the data is read from when this host sends, a Writable it is written to when
+   * this host receives. The mode becomes the rule's through variant; `file` is only the name the
+   * partner gets (send) or the file asked for (receive). Only for transfers run now (transfer(),
+   * submitSend(), submitRecv()): a stream cannot wait in the database. Starts at rank 0, no retry.
+   */
+  stream?: Readable | Writable;
 }
 
 /** The three columns naming a transfer on a host (with OWNERREQ = this host). */
