@@ -47,6 +47,10 @@ export class TransferScheduler {
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<string, Promise<void>>();
   private ticking = false;
+  /** A scan was asked while one ran: run another right after it. */
+  private rescan = false;
+  /** A scan is already queued for the next turn of the event loop (see kick()). */
+  private kicked = false;
   private stopped = false;
 
   constructor(private readonly opts: TransferSchedulerOptions) {}
@@ -75,18 +79,39 @@ export class TransferScheduler {
 
   /** Runs one scan now (tests, and a hint after a submission). */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.rescan = true;
+      return;
+    }
     this.ticking = true;
     try {
-      const free = this.opts.runLimit - this.inFlight.size;
-      if (free <= 0) return;
-      const due = await this.opts.runner.listDue(this.opts.ownerId, new Date(), free);
-      for (const record of due) this.launch(record);
+      do {
+        this.rescan = false;
+        const free = this.opts.runLimit - this.inFlight.size;
+        if (free <= 0) break;
+        const due = await this.opts.runner.listDue(this.opts.ownerId, new Date(), free);
+        for (const record of due) this.launch(record);
+      } while (this.rescan && !this.stopped);
     } catch (err) {
       this.opts.logger.error({ err: (err as Error).message }, 'scheduler scan failed');
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * A slot freed (a transfer ended): scan for due rows now instead of at the next period, or the
+   * rate is capped at runlimit per delaycommand (16 per 100 ms = 160/s) whatever the transfers
+   * cost. Ends in the same turn of the event loop share one scan.
+   */
+  private kick(): void {
+    if (this.kicked || this.stopped) return;
+    this.kicked = true;
+    setImmediate(() => {
+      this.kicked = false;
+      void this.tick();
+    });
   }
 
   private schedule(delay: number): void {
@@ -128,7 +153,10 @@ export class TransferScheduler {
       }
     })()
       .catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer failed'))
-      .finally(() => this.inFlight.delete(key));
+      .finally(() => {
+        this.inFlight.delete(key);
+        this.kick();
+      });
     this.inFlight.set(key, run);
   }
 }
