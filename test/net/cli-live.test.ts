@@ -5,7 +5,12 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendMessage } from '../../src/client/message.js';
+import { loadClientConfig } from '../../src/config/index.js';
+import { openClientNetwork } from '../../src/net/network.js';
 import { FrameSplitter, NOCHANNEL, PacketType } from '../../src/protocol/index.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { PASSWORD_HEX } from '../cli/cli-helpers.js';
 import { jsonResult, startPair, type Pair } from '../cli/client-harness.js';
 
@@ -14,6 +19,10 @@ class CountingRelay {
   connections = 0;
   /** Client frames that open a channel (dstId NOCHANNEL, not KeepAlive), with their type code. */
   readonly opened: number[] = [];
+  /** Client channels opened and not yet ended by the server's end of test (Valid 13). */
+  private readonly open = new Set<number>();
+  /** Most client channels open at once. */
+  maxOpen = 0;
   private readonly sockets = new Set<Socket>();
   private server: Server | undefined;
 
@@ -22,8 +31,17 @@ class CountingRelay {
       this.connections++;
       const upstream = connect({ host: '127.0.0.1', port: target });
       const splitter = new FrameSplitter();
+      const back = new FrameSplitter();
       client.on('data', (chunk: Buffer) => {
-        for (const f of splitter.push(chunk)) if (f.dstId === NOCHANNEL && f.code !== PacketType.KEEPALIVE) this.opened.push(f.code);
+        for (const f of splitter.push(chunk)) {
+          if (f.dstId !== NOCHANNEL || f.code === PacketType.KEEPALIVE) continue;
+          this.opened.push(f.code);
+          this.open.add(f.srcId);
+          this.maxOpen = Math.max(this.maxOpen, this.open.size);
+        }
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        for (const f of back.push(chunk)) if (f.code === PacketType.VALID) this.open.delete(f.dstId);
       });
       client.pipe(upstream).pipe(client);
       for (const s of [client, upstream]) {
@@ -78,6 +96,23 @@ describe('svc-r66client against svc-r66server', () => {
     // The first transfer goes on the channel its Authent opened; the four others open theirs
     // directly with their Request (the partner announced R66VERSION 3.6.2, §6.6).
     expect(relay.opened.slice(openedBefore)).toEqual([PacketType.AUTHENT, ...Array<number>(4).fill(PacketType.REQUEST)]);
+  });
+
+  it('one connection carries many channels at once (the client library with hosta\'s configuration)', async () => {
+    const config = await loadClientConfig(join(pair.a.confDir, 'client.xml'));
+    const db = config.db!;
+    const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId });
+    const { pool } = await openClientNetwork(config, { findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }, { logger: silentLogger() });
+    try {
+      const before = relay.connections;
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => sendMessage(pool, 'hostb', `m${i}`)));
+      expect(answers.map((a) => a.answer)).toEqual(Array.from({ length: 20 }, (_, i) => `TestPacket: MSG:m${i}:101`));
+      expect(relay.connections - before).toBe(1);
+      expect(relay.maxOpen).toBeGreaterThan(1);
+    } finally {
+      await pool.close();
+      await store.close();
+    }
   });
 
   it('message: exit 0 and the echo; exit 2 for an unreachable or unknown partner (cli.md §5.1)', async () => {
