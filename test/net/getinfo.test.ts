@@ -67,6 +67,15 @@ describe('information requests between two hosts', () => {
     await expect(getFileInfo(a.pool, 'hostb', 'send', 'detail', 'link.txt')).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
     // An absolute path inside the directory is fine.
     expect((await getFileInfo(a.pool, 'hostb', 'send', 'exist', path.join(b.home, 'out', 'second.txt'))).header).toBe('true');
+    // A leading / elsewhere is a virtual path under the home: it must still name the rule directory.
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'exist', '/secret.txt')).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
+    await expect(getFileInfo(a.pool, 'hostb', 'send', 'exist', '/etc/passwd')).rejects.toMatchObject({ code: ErrorCode.FileNotAllowed });
+  });
+
+  it('takes the virtual paths the listings show (/out/remote1.txt), as transfers do', async () => {
+    expect((await getFileInfo(a.pool, 'hostb', 'send', 'exist', '/out/remote1.txt')).header).toBe('true');
+    expect((await getFileInfo(a.pool, 'hostb', 'send', 'list', '/out/*.txt')).header).toBe('/out/remote1.txt\n/out/second.txt\n');
+    expect((await getFileInfo(a.pool, 'hostb', 'send', 'detail', '/out/remote1.txt')).header).toMatch(/; remote1\.txt$/);
   });
 
   it('refuses an unknown rule with f, a rule not allowed for the partner with A, and answers U for transfer checks without a store', async () => {

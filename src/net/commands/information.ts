@@ -10,7 +10,7 @@ import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { InformationKind, PacketType, runnerXmlLine, type InformationPacket } from '../../protocol/index.js';
 import { hasWildcard } from '../../fs/glob.js';
 import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
-import { PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
+import { isInside, PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
 import { R66Error } from '../errors.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 
@@ -40,6 +40,17 @@ async function ruleDirectory(source: InformationSource, ctx: RequestContext, rul
   if (!ruleAllowsHost(rule, ctx.partner.hostId)) throw new R66Error(`Rule ${ruleId} is not allowed for ${ctx.partner.hostId}`, ErrorCode.BadAuthent);
   const virtual = rule.sendPath.length > 0 ? rule.sendPath : source.defaultOutPath;
   return path.join(source.serverHome, virtual);
+}
+
+/**
+ * A name starting with `/` is a virtual path under the home, as the listings show them
+ * (`/out/remote1.txt`) and as transfers take them; an absolute path of the host's own file system
+ * that lies in the rule directory is taken as it is. Either way resolveInside has the last word.
+ */
+function requestedName(home: string, dir: string, name: string): string {
+  if (!name.startsWith('/') && !name.startsWith('\\')) return name;
+  if (isInside(path.resolve(dir), path.resolve(name))) return name;
+  return path.join(home, name);
 }
 
 async function answer(ctx: RequestContext, header: string, middle: string): Promise<void> {
@@ -77,7 +88,7 @@ export function informationHandler(source: InformationSource): RequestHandler<'i
     const dir = await ruleDirectory(source, ctx, p.ruleOrId);
     let target: string;
     try {
-      target = await resolveInside(dir, p.filename);
+      target = await resolveInside(dir, requestedName(source.serverHome, dir, p.filename));
     } catch (err) {
       if (err instanceof PathNotAllowedError) throw new R66Error(err.message, err.code);
       throw err;
