@@ -1,0 +1,56 @@
+// The scheduler's retry counter lives in the RUNNER row (TRANSFERINFO map, key SCHEDULERETRY), so
+// a server restart does not give a failing transfer a fresh set of retries (real server process).
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpdatedInfo } from '../../src/model/transfer.js';
+import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { freePort, killNodes, logsOf, rest, rowOf, startNode, writeNode, writePatternFile, type Node } from '../transfer/servers.js';
+
+const RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
+/** The scheduler's default retries after a failed connection. */
+const RETRIES = 5;
+
+let box: Sandbox;
+let a: Node;
+
+beforeEach(async () => {
+  box = sandbox();
+  // hostz is never started: every attempt fails with ConnectionImpossible.
+  a = await writeNode(box, 'hosta', await freePort(), [{ id: 'hostz', port: await freePort() }], { rest: true, rules: RULE });
+  await startNode(a);
+}, 60_000);
+
+afterEach(() => {
+  killNodes(a);
+  box.cleanup();
+});
+
+const retries = (info: string | undefined): number => Number(/"SCHEDULERETRY":(\d+)/.exec(info ?? '')?.[1] ?? 0);
+
+describe('scheduler retry counter', () => {
+  it('survives a server restart: the row ends in error after the configured retries in all', async () => {
+    await writePatternFile(join(a.home, 'out', 'f.bin'), 1000);
+    const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'f.bin', requested: 'hostz' });
+    expect(add.status).toBe(201);
+    const id = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
+    await waitFor(async () => retries((await rowOf(a, id))?.transferinfo) >= 2, { what: 'two retries counted', timeoutMs: 30_000 });
+    const before = retries((await rowOf(a, id))?.transferinfo);
+
+    expect((await rest(a, 'PUT', '/v2/server/restart')).status).toBe(204);
+    await waitFor(() => logsOf(a, 'server restarted').length === 1, { what: 'the restart', timeoutMs: 30_000 });
+
+    const seen: number[] = [];
+    const end = await waitFor(async () => {
+      const row = await rowOf(a, id);
+      if (row === undefined) return undefined;
+      if (Number(row.updatedinfo) === UpdatedInfo.INERROR) return row;
+      seen.push(retries(row.transferinfo));
+      return undefined;
+    }, { what: 'the row in error', timeoutMs: 60_000 });
+    // The count went on from where it was (never back to 0 or 1) up to the limit, then gave up.
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(before);
+    expect(Math.max(...seen)).toBe(RETRIES);
+    expect(end.infostatus).toBe('C');
+  }, 120_000);
+});
