@@ -197,14 +197,14 @@ export class ServerRuntime {
           this.currentStore = await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m) });
           return;
         }
-        const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), {
-          hostId: this.config.hostId,
-          logger: (m) => this.log.warn(m),
-        });
+        const settings = parseJdbcUrl(db.driver, db.server, db.user, db.password);
+        const store = await openStore(settings, { hostId: this.config.hostId, logger: (m) => this.log.warn(m) });
         try {
           if (!(await store.isInitialised())) {
-            // The original only warns and goes on; the identity check below then says what to do.
-            this.log.warn({ database: db.server }, 'database not initialised: run `svc-r66server initdb`');
+            // The original warns, goes on and fails on its own partner entry; say what to do instead.
+            throw new ServerStartError(
+              `database ${settings.displayUrl} is not initialised (its tables do not exist): run svc-r66server initdb -auth FILE -dir DIR (or initdb, then loadconf)`,
+            );
           } else if (db.autoUpgrade) {
             await store.upgradeSchema(this.config.hostId);
           }

@@ -68,6 +68,12 @@ describe('svc-r66server start in the foreground (cli.md §2.1)', () => {
     expect(hasNoStack(result.stderr)).toBe(true);
   });
 
+  it('a database without tables stops the start with exit 1 and says to run initdb', async () => {
+    const result = await startForeground().exited;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`svc-r66 server cannot start for hosta: database: database jdbc:sqlite:${inst.sqliteFile} is not initialised (its tables do not exist): run svc-r66server initdb -auth FILE -dir DIR (or initdb, then loadconf)\n`);
+  });
+
   it('an invalid server.xml stops the start with exit 1 and a message naming the file', async () => {
     writeFileSync(join(inst.confDir, 'server.xml'), '<config><identity>');
     const result = await startForeground().exited;
