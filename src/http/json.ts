@@ -12,6 +12,47 @@ export function parseExactJson(text: string): JsonValue {
   return parseJson(text);
 }
 
+/**
+ * The original's lenient reading of v1 bodies (rest-v1.md §2.6): single-quoted strings and unquoted
+ * field names are accepted. The text is brought to standard JSON (a single-quoted string becomes a
+ * double-quoted one, a bare name before `:` is quoted), then parsed exactly. Anything else stays
+ * strict: a bare word as a value is still a syntax error.
+ */
+export function parseLenientJson(text: string): JsonValue {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "'") {
+      let j = i + 1;
+      let inner = '';
+      while (j < text.length && text[j] !== "'") {
+        if (text[j] === '\\' && text[j + 1] === "'") { inner += "'"; j += 2; continue; }
+        if (text[j] === '\\') { inner += text.slice(j, j + 2); j += 2; continue; }
+        inner += text[j] === '"' ? '\\"' : text[j];
+        j++;
+      }
+      if (j >= text.length) throw new SyntaxError('unterminated single-quoted string');
+      out += `"${inner}"`;
+      i = j + 1;
+    } else if (/[A-Za-z_$]/.test(c)) {
+      const m = /^[A-Za-z_$][\w$]*/.exec(text.slice(i))![0];
+      const after = /^\s*:/.test(text.slice(i + m.length));
+      out += after ? `"${m}"` : m;
+      i += m.length;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return parseJson(out);
+}
+
 /** v2 output: compact, bigint as digits, non-ASCII raw. `undefined` members are left out. */
 export function stringifyV2(value: unknown): string {
   if (value === null || value === undefined) return 'null';

@@ -6,7 +6,7 @@
 import { isSaneValue } from '../../config/values.js';
 import { StoreError } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
-import { parseExactJson, type JsonObject, type JsonValue } from '../json.js';
+import { parseLenientJson, type JsonObject, type JsonValue } from '../json.js';
 import { configurationsModel } from './models/configurations.js';
 import { hostConfigsModel } from './models/hostconfigs.js';
 import { hostsModel } from './models/hosts.js';
@@ -31,7 +31,7 @@ function readBody(body: string): { obj: JsonObject } | { note: string } | undefi
   if (body.trim() === '') return undefined;
   let value: JsonValue;
   try {
-    value = parseExactJson(body);
+    value = parseLenientJson(body);
   } catch {
     return { note: 'the JSON body could not be parsed and was ignored' };
   }

@@ -86,12 +86,16 @@ export class V1Dispatcher {
     env.base = r.base;
     if (r.subpath.length > 0) env.subpath = r.subpath;
     env.uri = r.uri as Record<string, JsonValue>;
+    if (Object.keys(r.cookies).length > 0) env.cookie = r.cookies;
     return env;
   }
 
   private sendJson(reply: FastifyReply, r: V1Request, status: number, body: Record<string, JsonValue>, extra: Record<string, string> = {}): void {
     const headers: Record<string, string> = { referer: r.rawTarget, 'content-type': 'application/json', ...extra };
     if (status !== 200) headers.connection = 'close';
+    // The request cookies are echoed back unchanged, one Set-Cookie each (§3.1).
+    const cookies = Object.entries(r.cookies).map(([name, value]) => `${name}=${value}`);
+    if (cookies.length > 0) void reply.header('set-cookie', cookies);
     // A Buffer, so the framework adds no charset parameter (the original sends none).
     void reply.code(status).headers(headers).send(Buffer.from(stringifyV1(body), 'utf8'));
   }

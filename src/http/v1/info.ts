@@ -9,7 +9,8 @@ import { PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
 import type { JsonCommand, JsonCommandOf } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
-import type { ActionResult } from './actions.js';
+import { ruleAllowsHost } from '../../model/rule.js';
+import { isSelf, type ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
 import { transferItem } from './models/transfers.js';
 
@@ -20,12 +21,20 @@ function virtualPath(home: string, abs: string): string {
   return '/' + path.relative(home, abs).split(path.sep).join('/');
 }
 
-/** Variant 1: `results[0]` is a string holding JSON (§12.4). Failures are 400/406, unknown rule 400/400. */
-async function fileInformation(ctx: RestListenerContext, cmd: Info): Promise<ActionResult> {
+/**
+ * Variant 1: `results[0]` is a string holding JSON (§12.4). Failures are 400/406, unknown rule 400/400.
+ * As for the R66 information request (r66-protocol.md §9.10), an authenticated user may only look
+ * into the directory of a rule whose host list allows it (or is empty); the server itself may always:
+ * a refusal is JSON 401 like the other action-level refusals (§9), naming neither files nor rules' lists.
+ */
+async function fileInformation(ctx: RestListenerContext, id: V1Identity, cmd: Info): Promise<ActionResult> {
   const base = { command: 'GetInformation', model: 'Information' };
   const { config, store } = ctx.services;
   const rule = cmd.rulename ? await store.rules.get(cmd.rulename) : undefined;
   if (rule === undefined) return { ...base, code: 400, detail: `rule ${cmd.rulename ?? ''} not found` };
+  if (ctx.rest.authenticated && !isSelf(ctx, id) && !ruleAllowsHost(rule, id.user)) {
+    return { ...base, code: 401, httpStatus: 401, detail: `rule ${rule.idRule} is not allowed for ${id.user}` };
+  }
   const home = config.directories.serverHome;
   const dir = rule.sendPath !== '' ? path.join(home, rule.sendPath) : config.directories.out;
   let target: string;
@@ -82,5 +91,5 @@ export async function transferInformation(ctx: RestListenerContext, id: V1Identi
 export async function infoAction(ctx: RestListenerContext, id: V1Identity, cmd: JsonCommand | undefined): Promise<ActionResult> {
   if (cmd === undefined) return { code: 400, command: 'GetInformation', model: 'Information', detail: 'an InformationJsonPacket body is required' };
   if (cmd.jsonClass !== 'InformationJsonPacket') return { code: 412, command: 'GetInformation', model: 'Information', detail: 'InformationJsonPacket expected' };
-  return cmd.idRequest ? transferInformation(ctx, id, cmd, 'Information', 400) : fileInformation(ctx, cmd);
+  return cmd.idRequest ? transferInformation(ctx, id, cmd, 'Information', 400) : fileInformation(ctx, id, cmd);
 }

@@ -12,7 +12,7 @@ import {
   type JsonObject,
 } from '../../protocol/index.js';
 import { parseIsoDate } from '../../server/history/index.js';
-import { parseExactJson, type JsonValue } from '../json.js';
+import { parseExactJson, parseLenientJson, type JsonValue } from '../json.js';
 
 type Kind = 'string' | 'int' | 'long' | 'bool' | 'date' | 'bytes';
 
@@ -56,7 +56,7 @@ export function readPacket(body: string): JsonCommand | { error: string } {
   if (!isSaneValue(body)) return { error: 'the body contains forbidden characters or markup' };
   let value: JsonValue;
   try {
-    value = parseExactJson(body);
+    value = parseLenientJson(body);
   } catch (err) {
     return { error: `the body is not valid JSON: ${err instanceof Error ? err.message.replace(/^.*?: /, '') : 'syntax error'}` };
   }

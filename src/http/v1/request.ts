@@ -16,7 +16,23 @@ export interface V1Request {
   authUser: string | undefined;
   authKey: string | undefined;
   authTimestamp: string | undefined;
+  /** Request cookies (name -> value, sane values only): echoed in the envelope and as Set-Cookie (§3.1). */
+  cookies: Record<string, string>;
   body: string;
+}
+
+/** The `Cookie` header's pairs (`a=1; b=2`); a value failing the sanity check (§2.5) is dropped. */
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (name !== '' && isSaneValue(value) && isSaneValue(name)) out[name] = value;
+  }
+  return out;
 }
 
 const AUTH = new Map<string, 'authKey' | 'authUser' | 'authTimestamp'>([['x-auth-key', 'authKey'], ['x-auth-user', 'authUser'], ['x-auth-timestamp', 'authTimestamp']]);
@@ -42,7 +58,7 @@ export function parseV1Request(req: FastifyRequest, body: string): V1Request {
   const segs = path.split('/').filter((s) => s !== '');
   const out: V1Request = {
     rawTarget, method: req.method.toUpperCase(), path, base: segs[0] ?? '', subpath: segs.slice(1), uri: {},
-    authUser: undefined, authKey: undefined, authTimestamp: undefined, body,
+    authUser: undefined, authKey: undefined, authTimestamp: undefined, cookies: parseCookies(req.headers.cookie), body,
   };
   if (q >= 0) {
     for (const pair of rawTarget.slice(q + 1).split(/[&;]/)) {
