@@ -9,20 +9,29 @@
  *
  * Only the start/stop/purge options send the legacy order (Valid 16/17); any extended filter, or the
  * LogExtendedExport entry point, sends the JSON LogJsonPacket. Options are case-insensitive and
- * unknown ones are ignored, as in the basic original (which is why `-ruleDownload RULE` and
- * `-import` are accepted and do nothing: the file stays on the server, its path is logged).
+ * unknown ones are ignored, as in the basic original.
+ *
+ * `-ruleDownload RULE` (with `-host`) then fetches the exported file from that server by a receive
+ * transfer with RULE (the file is asked by its name in the rule's send directory: the rule's send
+ * path on the server must be its archive directory), and `-import` loads the fetched file's
+ * transfers into this client's own database (inserted, or replaced by key), as the extended
+ * original does (cli.md §3.10, database.md §10.1).
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { exportHistory, type HistoryExportOrder } from '../client/admin-exports.js';
-import type { ErrorCodeInfo } from '../model/error-code.js';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { runnersFromXml } from '../store/index.js';
 import { R66Error } from '../net/errors.js';
 import { parseArgs, type OptionSpec, type ParsedArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
+import { openEngine } from './client-send.js';
 import { exitCodeOf } from './exit-codes.js';
 import type { Io } from './io.js';
 
 /** Exit codes of the tools (cli.md §3.10): plus the ordinal of the failure's code. */
-export const EXPORT_TOOL_EXIT = { ok: 0, badArgs: 1, unknownHost: 10 } as const;
+export const EXPORT_TOOL_EXIT = { ok: 0, badArgs: 1, unknownHost: 10, unknownHostExtended: 2 } as const;
 /** Exit codes of the wrappers. */
 export const EXPORT_WRAPPER_EXIT = { ok: 0, failed: 1 } as const;
 
@@ -62,11 +71,11 @@ export function knownOptionsOnly(args: readonly string[], options: readonly Opti
 
 /**
  * The server to ask: `-host` (aliases resolved), else this client's TLS host id, i.e. its own
- * server (cli.md §3.10). Unknown: exit 10.
+ * server (cli.md §3.10). Unknown: exit 10 (basic tools), 2 for the extended history export.
  */
-export async function targetOf(session: ClientSession, host: string | undefined): Promise<string> {
+export async function targetOf(session: ClientSession, host: string | undefined, unknownExit: number = EXPORT_TOOL_EXIT.unknownHost): Promise<string> {
   const id = host !== undefined && host !== '' ? session.realHostId(host) : (session.config.sslHostId ?? session.config.hostId);
-  if ((await session.partner(id)) === undefined) throw new ToolFailure(`host ${id} is not known in the partner table`, EXPORT_TOOL_EXIT.unknownHost);
+  if ((await session.partner(id)) === undefined) throw new ToolFailure(`host ${id} is not known in the partner table`, unknownExit);
   return id;
 }
 
@@ -103,12 +112,36 @@ export function printTool(io: Io, run: ToolRun): number {
   return run.code;
 }
 
-const EXTENDED_VALUES = ['startid', 'stopid', 'rule', 'request'] as const;
-const EXTENDED_FLAGS = ['pending', 'transfer', 'done', 'error'] as const;
+const EXTENDED_VALUES = ['startid', 'stopid', 'rule', 'request', 'ruledownload'] as const;
+const EXTENDED_FLAGS = ['pending', 'transfer', 'done', 'error', 'import'] as const;
 const OPTIONS: OptionSpec[] = [
   { name: 'purge' }, { name: 'clean' }, { name: 'start', value: 'DATE' }, { name: 'stop', value: 'DATE' }, { name: 'host', value: 'HOST' },
   ...EXTENDED_VALUES.map((name) => ({ name, value: 'VALUE' })), ...EXTENDED_FLAGS.map((name) => ({ name })),
 ];
+
+/**
+ * `-ruleDownload RULE`: fetches the file the server wrote, by a receive transfer with RULE; with
+ * `-import`, loads its transfers into this client's database. Returns the lines to print.
+ */
+async function downloadExport(session: ClientSession, target: string, rule: string, file: string, importIt: boolean): Promise<string[]> {
+  const engine = await openEngine(session);
+  const outcome = await engine.transfer({ partner: target, rule, file: path.basename(file), noFollow: true }).finally(() => engine.close());
+  if (outcome.code !== ErrorCode.CompleteOk && outcome.code !== ErrorCode.Warning) {
+    throw new ToolFailure(`download of ${path.basename(file)} with rule ${rule} failed: ${outcome.code.name}: ${outcome.message}`, exitCodeOf(outcome.code));
+  }
+  const local = outcome.file ?? '';
+  const lines = [`downloaded to ${local} (transfer ${outcome.record.specialId})`];
+  if (!importIt) return lines;
+  let records;
+  try {
+    records = runnersFromXml(await readFile(local, 'utf8'));
+  } catch (err) {
+    throw new ToolFailure(`the downloaded file ${local} is not a transfer history: ${err instanceof Error ? err.message : String(err)}`, EXPORT_TOOL_EXIT.badArgs);
+  }
+  for (const r of records) await session.store.runner.upsert(r);
+  lines.push(`${records.length} transfers imported into the local database`);
+  return lines;
+}
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -157,8 +190,12 @@ async function runLogExport(ctx: ClientCommandContext, argv: readonly string[], 
     const { kept, ignored } = knownOptionsOnly(args, OPTIONS);
     if (ignored.length > 0) session.logger.warn({ ignored }, 'log-export: options ignored');
     const parsed = parseArgs(kept, { options: OPTIONS, maxPositionals: 0, command: 'log-export' });
+    const download = parsed.value('ruledownload');
+    if (parsed.has('import') && download === undefined) throw new UsageError('-import needs -ruleDownload RULE (the file to import is the one downloaded)');
+    if (download !== undefined && (parsed.value('host') ?? '') === '') throw new UsageError('-ruleDownload needs -host HOST (the server to download from)');
     const order = orderOf(parsed, extendedTool);
-    const target = await targetOf(session, parsed.value('host'));
+    // The extended tool (any extended option, or its entry point) exits 2 for an unknown host (cli.md §3.10).
+    const target = await targetOf(session, parsed.value('host'), order.extended ? EXPORT_TOOL_EXIT.unknownHostExtended : EXPORT_TOOL_EXIT.unknownHost);
     const ownIds = [session.config.hostId, session.config.sslHostId];
     if (parsed.has('clean') && order.extended === undefined && ownIds.includes(target)) {
       // Basic tool: the clean runs here, on the database this client shares with its own server.
@@ -168,6 +205,7 @@ async function runLogExport(ctx: ClientCommandContext, argv: readonly string[], 
     const line = `history of ${target} exported to ${answer.file}${answer.exported !== undefined ? ` (${answer.exported} transfers)` : ''}${order.purge ? `, ${answer.purged} purged` : ''}`;
     session.logger.info({ file: answer.file, exported: answer.exported, purged: answer.purged }, 'log export done');
     lines.push(line);
+    if (download !== undefined) lines.push(...(await downloadExport(session, target, download, answer.file, parsed.has('import'))));
   });
 }
 

@@ -29,7 +29,8 @@ interface DirectResult {
   record: TransferRecord | undefined;
 }
 
-async function openEngine(session: ClientSession): Promise<TransferEngine> {
+/** A transfer engine of this client process (its store, pool and directories). */
+export async function openEngine(session: ClientSession): Promise<TransferEngine> {
   const { ctx, pool } = await session.network();
   const { config } = session;
   return new TransferEngine({

@@ -1,7 +1,7 @@
 // log-export and config-export (cli.md §3.10, §3.11; history.md §4.1, §5): the real svc-r66client
 // against a real svc-r66server (hostb) on loopback; the server writes into its arch directory.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportWindow, parseExportDate } from '../../src/cli/client-log-export.js';
 import { ErrorCode } from '../../src/model/error-code.js';
@@ -35,14 +35,19 @@ function row(id: bigint, start: Date, stop: Date, updatedInfo: UpdatedInfo, over
 async function clientInstance(id: string, bPort: number): Promise<{ env: NodeJS.ProcessEnv; inst: Instance }> {
   const inst = writeInstance(join(box.dir, 'conf', id), { hostId: id });
   writeFileSync(join(inst.confDir, 'authent.xml'), `<authent>${entry(id, 1, true)}${entry('hostb', bPort)}</authent>\n`);
+  writeFileSync(join(inst.confDir, 'getlogs.rule.xml'), GETLOGS_RULE);
   const env = { ...box.env, CONFDIR: inst.confDir };
-  expect((await runCli('client', ['initdb', '-auth', join(inst.confDir, 'authent.xml')], env)).code).toBe(0);
+  expect((await runCli('client', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
   return { env, inst };
 }
+
+// A receive rule whose send directory on the server is its archive directory (for -ruleDownload).
+const GETLOGS_RULE = '<rule><idrule>getlogs</idrule><hostids/><mode>2</mode><sendpath>arch</sendpath><recvpath>in/logs</recvpath></rule>\n';
 
 beforeAll(async () => {
   box = sandbox();
   b = writeInstance(join(box.dir, 'conf', 'hostb'), { hostId: 'hostb' });
+  writeFileSync(join(b.confDir, 'getlogs.rule.xml'), GETLOGS_RULE);
   // hosta is an administrator partner of hostb (FULLADMIN); hostc is a plain partner.
   writeFileSync(join(b.confDir, 'authent.xml'), `<authent>${entry('hostb', 6666, true)}${entry('hosta', 1, true)}${entry('hostc', 1)}</authent>\n`);
   const bEnv = { ...box.env, CONFDIR: b.confDir };
@@ -73,7 +78,8 @@ afterAll(async () => {
 
 const archDir = (): string => join(b.serverHome, 'arch');
 const client = (who: 'admin' | 'plain', args: string[]): Promise<CliResult> => runCli('client', args, clients[who].env);
-const runnerIds = async (): Promise<string[]> => (await sqliteRows<{ specialid: number }>(b.sqliteFile, 'SELECT specialid FROM runner ORDER BY specialid')).map((r) => String(r.specialid));
+// The fixture's rows (the -ruleDownload transfer adds one of its own, with a generated id).
+const runnerIds = async (): Promise<string[]> => (await sqliteRows<{ specialid: number }>(b.sqliteFile, 'SELECT specialid FROM runner WHERE specialid < 1000 ORDER BY specialid')).map((r) => String(r.specialid));
 const newestExport = (before: Set<string>): string => {
   const files = readdirSync(archDir()).filter((f) => /^hostb_\d+_runners\.xml$/.test(f) && !before.has(f));
   expect(files).toHaveLength(1);
@@ -107,11 +113,14 @@ describe('log-export (cli.md §3.10)', () => {
     expect(await runnerIds()).toEqual(['101', '102', '103', '104', '105']);
   });
 
-  it('the LogExport entry point prints the file and exits 0; an unknown host exits 10 (wrapper: 1)', async () => {
+  it('the LogExport entry point prints the file and exits 0; an unknown host exits 10, 2 for the extended tool (wrapper: 1)', async () => {
     const r = await client('admin', ['LogExport', '-host', 'hostb', '-start', '20240301', '-stop', '20240302']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^history of hostb exported to .*\/arch\/hostb_\d+_runners\.xml\n$/);
     expect((await client('admin', ['LogExport', '-host', 'nosuchhost'])).code).toBe(10);
+    // The extended tool exits 2 (cli.md §3.10), by its entry point or through an extended option.
+    expect((await client('admin', ['LogExtendedExport', '-host', 'nosuchhost'])).code).toBe(2);
+    expect((await client('admin', ['LogExport', '-host', 'nosuchhost', '-rule', 'send'])).code).toBe(2);
     const w = await client('admin', ['log-export', '-host', 'nosuchhost']);
     expect(w).toMatchObject({ code: 1, stdout: 'Exporting transfer history... *** ERROR ***\n' });
     expect(w.stderr).toContain('nosuchhost is not known');
@@ -124,6 +133,30 @@ describe('log-export (cli.md §3.10)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('(1 transfers)');
     expect(exportedIds(readFileSync(newestExport(before), 'utf8'))).toEqual(['104']);
+  });
+
+  it('-ruleDownload fetches the exported file by a transfer with that rule; -import loads its transfers into the local database', async () => {
+    const before = archFiles();
+    const r = await client('admin', ['LogExtendedExport', '-host', 'hostb', '-rule', 'send', '-start', '20240301', '-stop', '20240303', '-ruleDownload', 'getlogs', '-import']);
+    expect(r.code, r.stderr).toBe(0);
+    const exported = newestExport(before);
+    const local = /downloaded to (\S+) \(transfer -?\d+\)/.exec(r.stdout)?.[1];
+    // The receiver names the file as for any received file (a unique prefix, then the original name).
+    expect(local?.startsWith(join(clients.admin.inst.serverHome, 'in', 'logs') + '/')).toBe(true);
+    expect(local?.endsWith(`_${basename(exported)}`)).toBe(true);
+    expect(readFileSync(local!, 'utf8')).toBe(readFileSync(exported, 'utf8'));
+    expect(r.stdout).toContain('2 transfers imported into the local database');
+    const imported = await sqliteRows<{ specialid: number; idrule: string }>(clients.admin.inst.sqliteFile, "SELECT specialid, idrule FROM runner WHERE ownerreq = 'hostb' ORDER BY specialid");
+    expect(imported).toEqual([{ specialid: 101, idrule: 'send' }, { specialid: 102, idrule: 'send' }]);
+    // -import needs the downloaded file; -ruleDownload needs -host: bad arguments, nothing sent.
+    const noDownload = await client('admin', ['LogExtendedExport', '-host', 'hostb', '-import']);
+    expect(noDownload.code).toBe(1);
+    expect(noDownload.stderr).toContain('-import needs -ruleDownload');
+    expect((await client('admin', ['log-export', '-ruleDownload', 'getlogs'])).code).toBe(1);
+    // An unusable rule fails with the transfer's code (the wrapper: 1).
+    const badRule = await client('admin', ['log-export', '-host', 'hostb', '-rule', 'send', '-ruleDownload', 'nosuchrule']);
+    expect(badRule.code).toBe(1);
+    expect(hasNoStack(badRule.stderr)).toBe(true);
   });
 
   it('a partner without LOGCONTROL is refused: wrapper exit 1, tool exit = ordinal of BadAuthent', async () => {
