@@ -27,6 +27,10 @@ export class RestListener {
     if (rest.authenticated && rest.timeLimit <= 0) {
       services.log.warn({ port: rest.port }, 'resttimelimit <= 0: HMAC authentication refuses every request whose timestamp is not in the future');
     }
+    if (rest.authenticated && !rest.signature) {
+      // rest-v1.md §4.2 security note: v1 then verifies no secret (the password only enters the signature).
+      services.log.warn({ port: rest.port }, 'restsignature false: REST v1 identifies a user by X-Auth-User alone (no password is checked); set restsignature to true, or disable the v1 handlers you do not need');
+    }
     let tls;
     if (rest.ssl) {
       const ssl = services.config.ssl;
