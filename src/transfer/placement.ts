@@ -5,7 +5,7 @@
  * receive directory.
  */
 import { randomInt } from 'node:crypto';
-import { copyFile, mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
@@ -91,10 +91,15 @@ export async function resolveSendFile(dirs: RuleDirectories, requested: string):
 
 /** The requester as sender: its own file, absolute or relative to the rule's send directory. */
 export async function resolveLocalFile(dirs: RuleDirectories, file: string): Promise<string> {
+  return (await statLocalFile(dirs, file)).path;
+}
+
+/** resolveLocalFile() with the file's size, from the same stat (one system call per small transfer less). */
+export async function statLocalFile(dirs: RuleDirectories, file: string): Promise<{ path: string; size: number }> {
   const abs = path.isAbsolute(file) ? file : path.join(dirs.out, file);
   const st = await stat(abs).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw notFound(file);
-  return abs;
+  return { path: abs, size: st.size };
 }
 
 /**
@@ -126,11 +131,30 @@ export async function ensureDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Creates the work file `file` (exclusive) and returns its handle. The directory is created only
+ * when the open says it is missing: a mkdir per file was one system call in ten of a small transfer.
+ */
+export async function createWorkFile(file: string): Promise<FileHandle> {
+  const create = (): Promise<FileHandle> => open(file, 'wx');
+  try {
+    return await create();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await ensureDirectory(path.dirname(file));
+    return create();
+  }
+}
+
 /** Moves the received file to its final place (copy + delete across file systems). */
 export async function moveToFinal(from: string, to: string): Promise<void> {
-  await ensureDirectory(path.dirname(to));
   try {
-    await rename(from, to);
+    // The receive directory normally exists: it is created only when the rename says it is missing.
+    await rename(from, to).catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      await ensureDirectory(path.dirname(to));
+      await rename(from, to);
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new R66Error(`cannot move ${from} to ${to}: ${(err as Error).message}`, ErrorCode.FinalOp);
     await copyFile(from, to);

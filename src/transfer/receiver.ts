@@ -15,7 +15,7 @@ import {
   createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
 } from '../protocol/index.js';
 import { RankCheckpoints } from './persistence.js';
-import { ensureDirectory, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
+import { createWorkFile, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
 import { throughSinkHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
@@ -34,12 +34,13 @@ export async function prepareWorkFile(s: TransferSession): Promise<void> {
   if (s.file !== null && s.file.endsWith('.r66')) existing = await stat(s.file).then((st) => st.size, () => undefined);
   if (existing === undefined || r.rank === 0) {
     if (s.file !== null && s.file.endsWith('.r66')) await removeQuietly(s.file);
-    await ensureDirectory(s.dirs.work);
     s.file = path.join(s.dirs.work, temporaryName(r.specialId, r.originalName || r.filename));
-    const fh = await open(s.file, 'wx').catch((err: NodeJS.ErrnoException) => {
+    const fh = await createWorkFile(s.file).catch((err: NodeJS.ErrnoException) => {
       throw new R66Error(`cannot create the work file ${s.file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
     });
-    await fh.close();
+    // Kept open for the data loop (receiveData); a replaced one is closed.
+    await s.workHandle?.close().catch(() => undefined);
+    s.workHandle = fh;
     r.rank = 0;
   } else {
     const held = Math.floor(existing / r.blockSize);
@@ -84,7 +85,10 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
 async function receiveData(s: TransferSession): Promise<void> {
   const sink = s.through !== null && 'sink' in s.through ? throughSinkHandle(s.through.sink) : null;
   if (s.file === null && sink === null) throw new R66Error('no work file', ErrorCode.Internal);
-  const fh = sink ?? (await open(s.file as string, 'r+'));
+  const held = s.workHandle;
+  s.workHandle = null;
+  if (sink && held) await held.close();
+  const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   let closed = false;
   let writes: WriteWindow | undefined;
   try {
@@ -141,15 +145,21 @@ async function receiveData(s: TransferSession): Promise<void> {
       }
       if (p.kind === 'endTransfer' && p.way === 0) {
         await window.drain();
-        await fh.sync();
-        if (highest > 0 && (await fh.stat()).size > highest) await fh.truncate(highest);
+        // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
+        await fh.datasync();
+        // The size from this handle: endOfData() needs no second stat of the path.
+        let length = (await fh.stat()).size;
+        if (highest > 0 && length > highest) {
+          await fh.truncate(highest);
+          length = highest;
+        }
         await fh.close();
         closed = true;
-        if (sink) s.throughWritten = sink.written;
+        if (sink) s.throughWritten = length = sink.written;
         // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
         // a post-task list writes them before its first task runs (RunnerRow.stage()).
         s.row.stage({ rank: r.rank });
-        await endOfData(s, p.hash, globalDigest, globalAlgo);
+        await endOfData(s, p.hash, globalDigest, globalAlgo, length);
         await s.row.flush();
         await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
         return;
@@ -171,10 +181,9 @@ async function receiveData(s: TransferSession): Promise<void> {
 }
 
 /** Checks at EndTransfer (§9.4 steps 2-4), then moves the file and runs the post-tasks. */
-async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null): Promise<void> {
+async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null, length: number): Promise<void> {
   const r = s.record;
   const file = s.file as string;
-  const length = s.through !== null ? s.throughWritten : (await stat(file)).size;
   if (s.size > 0 && (length !== s.size || length === 0)) {
     r.rank = 0;
     throw new R66Error(`Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`, ErrorCode.TransferError);
@@ -231,6 +240,9 @@ async function applyChange(s: TransferSession, p: Packet): Promise<void> {
     const previous = s.file;
     s.file = null;
     await prepareWorkFile(s);
+    // The new file is only a name to rename onto: its handle is not the loop's.
+    await s.workHandle?.close();
+    s.workHandle = null;
     if (previous !== null && s.file !== null) await rename(previous, s.file);
   }
   await s.row.saveAll();

@@ -16,7 +16,7 @@ import {
 } from '../protocol/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
-import { resolveLocalFile, ruleDirectories } from './placement.js';
+import { ruleDirectories, statLocalFile } from './placement.js';
 import { prepareWorkFile, runReceiver } from './receiver.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
@@ -63,8 +63,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   let size = -1;
   if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
     try {
-      localFile = await resolveLocalFile(dirs, record.filename || record.originalName);
-      size = (await stat(localFile)).size;
+      ({ path: localFile, size } = await statLocalFile(dirs, record.filename || record.originalName));
     } catch (err) {
       const e = toR66Error(err);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
@@ -152,7 +151,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     if (s.isSender) {
       if (s.record.globalLastStep < TaskStep.POSTTASK && s.through === null) {
         if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
-        const realSize = (await stat(s.file)).size;
+        // Only pre-tasks can have changed the file since runRequester's stat: without any, no new stat.
+        const realSize = s.file !== fileBefore || s.hasTasks('pre') ? (await stat(s.file)).size : s.size;
         if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {
           s.size = realSize;
           await s.row.flush();

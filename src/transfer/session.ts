@@ -4,6 +4,7 @@
  * through src/tasks, the data phase (data-sender.ts / data-receiver.ts), the end handshake
  * (EndTransfer then EndRequest, always started by the sender) and the error path (§9.7).
  */
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isMd5Mode, type Rule } from '../model/rule.js';
@@ -46,6 +47,11 @@ export class TransferSession {
   readonly isSender: boolean;
   /** Absolute local file: the sender's source, the receiver's work file then final file. */
   file: string | null = null;
+  /**
+   * The receiver's work file as prepareWorkFile() created it, still open for the data loop (one
+   * open and one close per file less); closed by fail() when the data loop never took it.
+   */
+  workHandle: FileHandle | null = null;
   /** Expected size (receiver) or real size (sender); -1 unknown. */
   size = -1;
   /** Block compression agreed for this transfer (r66-protocol.md §11). */
@@ -219,6 +225,8 @@ export class TransferSession {
    * cancel mean to the rank and the work file, run the error tasks once, persist the error.
    */
   async fail(err: unknown): Promise<TransferOutcome> {
+    await this.workHandle?.close().catch(() => undefined);
+    this.workHandle = null;
     const r66 = toR66Error(err);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;
