@@ -20,7 +20,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'host', value: 'HOST' },
 ];
 
-const LABELS: ReadonlyArray<[keyof ConfigExportAnswer, string]> = [
+const LABELS: ReadonlyArray<[Exclude<keyof ConfigExportAnswer, 'legacy'>, string]> = [
   ['hosts', 'hosts'], ['rules', 'rules'], ['business', 'business'], ['aliases', 'aliases'], ['roles', 'roles'],
 ];
 
@@ -37,7 +37,9 @@ async function runConfigExport(ctx: ClientCommandContext, argv: readonly string[
     const files = await exportConfiguration(await session.pool(), target, order, session.config.limits.timeoutCon);
     for (const [key, label] of LABELS) {
       if (!order[key]) continue;
-      lines.push(files[key] === null ? `${label}: nothing exported` : `${label} exported to ${files[key]}`);
+      const file = files[key];
+      if (file === null) lines.push(files.legacy && key !== 'hosts' && key !== 'rules' ? `${label}: not asked (${target} takes only hosts and rules: no JSON orders)` : `${label}: nothing exported`);
+      else lines.push(file === '' ? `${label} exported into the archive directory of ${target} (its answer names no file)` : `${label} exported to ${file}`);
     }
   });
 }

@@ -7,14 +7,16 @@
 import { ErrorCode, parseErrorCode, SUCCESS_ANSWER_CHARS } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
+import type { AuthenticatedPartner } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import { newJsonCommand, PacketType, type JsonCommandPacket, type Packet } from '../protocol/index.js';
 import { formatRunnerTimestamp } from '../store/index.js';
 
-async function exchange(pool: ConnectionPool, partnerId: string, request: Packet, timeoutMs: number): Promise<Packet> {
-  const { channel } = await pool.openChannel(partnerId);
+/** Sends the request (built once the partner is known: its JSON support) and reads the answer. */
+async function exchange(pool: ConnectionPool, partnerId: string, request: Packet | ((partner: AuthenticatedPartner) => Packet), timeoutMs: number): Promise<Packet> {
+  const { channel, partner } = await pool.openChannel(partnerId);
   try {
-    await channel.send(request);
+    await channel.send(typeof request === 'function' ? request(partner) : request);
     return await channel.receive(timeoutMs, 'the answer to the export order');
   } finally {
     channel.close();
@@ -99,21 +101,40 @@ export interface ConfigExportOrder {
 }
 
 export interface ConfigExportAnswer {
+  /** Path of each file on the server; '' = written, but the legacy answer gives no path; null = not written or not asked. */
   hosts: string | null;
   rules: string | null;
   business: string | null;
   aliases: string | null;
   roles: string | null;
+  /** The partner does not take JSON orders: the legacy order was sent (hosts and rules only). */
+  legacy: boolean;
 }
 
-/** Sends the configuration export order (JSON form, history.md §5.2). */
+/**
+ * Sends the configuration export order: the JSON form (history.md §5.2), or towards a partner
+ * that does not use JSON (version before 2.4.17, r66-protocol.md §4) the legacy
+ * `Valid("true|false", "true|false", 11)` for hosts and rules, whose answer names no file.
+ */
 export async function exportConfiguration(pool: ConnectionPool, partnerId: string, order: ConfigExportOrder, timeoutMs = 30_000): Promise<ConfigExportAnswer> {
   const command = newJsonCommand('ConfigExportJsonPacket', {
     requestUserPacket: PacketType.CONFEXPORT, host: order.hosts, rule: order.rules, business: order.business, alias: order.aliases, roles: order.roles,
   });
-  const answer = jsonAnswer(await exchange(pool, partnerId, { kind: 'jsonCommand', command, result: '', subType: PacketType.CONFEXPORT }, timeoutMs));
-  checkCode(answer.result, answer.result === ErrorCode.TransferError.char ? 'the server could not write any of the asked files' : '');
-  const res = answer.command;
+  let legacy = false;
+  const answer = await exchange(pool, partnerId, (partner): Packet => {
+    if (partner.capabilities.usesJson) return { kind: 'jsonCommand', command, result: '', subType: PacketType.CONFEXPORT };
+    legacy = true;
+    return { kind: 'valid', header: String(order.hosts), middle: String(order.rules), subType: PacketType.CONFEXPORT };
+  }, timeoutMs);
+  const nothing = 'the server could not write any of the asked files';
+  if (legacy) {
+    if (answer.kind !== 'valid' || answer.subType !== PacketType.REQUESTUSER) throw unexpected(answer, 'the answer to the export order');
+    checkCode(answer.middle, answer.middle === ErrorCode.TransferError.char ? nothing : '');
+    return { hosts: order.hosts ? '' : null, rules: order.rules ? '' : null, business: null, aliases: null, roles: null, legacy };
+  }
+  const json = jsonAnswer(answer);
+  checkCode(json.result, json.result === ErrorCode.TransferError.char ? nothing : '');
+  const res = json.command;
   if (res === null || res.jsonClass !== 'ConfigExportResponseJsonPacket') throw new R66Error('the server answered without a ConfigExportResponseJsonPacket', ErrorCode.Internal);
-  return { hosts: res.filehost, rules: res.filerule, business: res.filebusiness, aliases: res.filealias, roles: res.fileroles };
+  return { hosts: res.filehost, rules: res.filerule, business: res.filebusiness, aliases: res.filealias, roles: res.fileroles, legacy };
 }
