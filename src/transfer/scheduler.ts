@@ -139,16 +139,23 @@ export class TransferScheduler {
       const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
       if (this.stopped) return;
       const row = (await runner.get(keyCols)) ?? outcome.record;
-      const done = retriesOf(row.transferInfo);
+      const max = this.opts.retries ?? SCHEDULED_RETRIES;
+      // Above the limit: the scheduler gave up before and the row was resubmitted (fresh count).
+      const stored = retriesOf(row.transferInfo);
+      const done = stored > max ? 0 : stored;
       if (retryable) {
         // The count lives in the row (TRANSFERINFO map), so a restart of this server keeps it.
         const n = done + 1;
-        if (n <= (this.opts.retries ?? SCHEDULED_RETRIES)) {
-          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: n }) });
+        const info = updateInfoMap(row.transferInfo, { [RETRY_KEY]: n });
+        if (n <= max) {
+          this.opts.logger.info({ id: String(record.specialId), code: outcome.code.char, retry: n, of: max }, `transfer retried in ${this.opts.retryDelayMs} ms`);
+          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: info });
           return;
         }
-        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
-      } else if (done > 0) {
+        // Given up: the count stays one above the limit, visible in the row.
+        this.opts.logger.warn({ id: String(record.specialId), code: outcome.code.char, retries: max }, 'transfer in error after its retries');
+        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: info });
+      } else if (stored > 0) {
         await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
       }
     })()

@@ -21,7 +21,7 @@ beforeEach(async () => {
   const [pa, pb] = [await freePort(), await freePort()];
   const partners = [{ id: 'hostb', port: pb }, { id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }];
   a = await writeNode(box, 'hosta', pa, partners, {
-    rest: true, rules: RULE, limit: '<globallimit>2097152</globallimit>',
+    rest: true, rules: RULE, limit: '<globallimit>1048576</globallimit>',
     roles: '<role><roleid>hostc</roleid><roleset>READONLY|TRANSFER</roleset></role><role><roleid>hostd</roleid><roleset>SYSTEM</roleset></role>',
   });
   b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }], { rules: RULE });
@@ -37,16 +37,16 @@ afterEach(async () => {
 
 describe('roles on transfer orders from partners (real server)', () => {
   it('TRANSFER may restart but not stop; SYSTEM may stop; the stopped transfer restarts and completes', async () => {
+    // The callers first (each runs the client's initdb), so the orders reach a running transfer.
+    const c = await openCaller(box, 'hostc', [a]);
+    const d = await openCaller(box, 'hostd', [a]);
+    callers.push(c, d);
     await writePatternFile(join(a.home, 'out', 'big.bin'), 8 * 1024 * 1024);
     const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'big.bin', requested: 'hostb' });
     expect(add.status).toBe(201);
     const specialId = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
     const ref = { specialId, requester: 'hosta', requested: 'hostb' };
     await waitFor(async () => Number((await rowOf(b, specialId))?.rank ?? 0) > 4, { what: 'the transfer under way', timeoutMs: 30_000 });
-
-    const c = await openCaller(box, 'hostc', [a]);
-    const d = await openCaller(box, 'hostd', [a]);
-    callers.push(c, d);
 
     // TRANSFER only: stop and cancel refused (legacy and JSON forms); nothing changed.
     expect(await order(c, 'hosta', encodeValidCommand({ cmd: 'stop', ...ref }))).toMatchObject({ kind: 'error', message: 'Not correctly authenticated', code: { char: 'A' } });
