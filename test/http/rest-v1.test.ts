@@ -137,6 +137,11 @@ describe('REST v1 request rules and errors (SQLite)', () => {
     expect(answer.UriAllowed).toBe('hosts');
     expect(answer.DetailedAllow[0]!.GET).toMatchObject({ command: 'MULTIGET' });
     expect(answer.DetailedAllow[1]!.GET!.answer).toMatchObject({ '@model': 'DbHostAuth', HOSTID: -9, PORT: 4, ISSSL: -7 });
+    // Action handlers give a sample body per method: the packet with its defaults.
+    const log = (await call('OPTIONS', '/log')).json().answer as { DetailedAllow: Array<Record<string, { command: string; body?: Record<string, unknown> }>> };
+    expect(log.DetailedAllow[0]!.GET).toMatchObject({ path: '/log', command: 'GetLog', body: { '@class': cls('LogJsonPacket'), requestUserPacket: 16, purge: false } });
+    const control = (await call('OPTIONS', '/control')).json().answer as { DetailedAllow: Array<Record<string, { body?: Record<string, unknown> }>> };
+    expect(control.DetailedAllow[2]!.POST!.body).toMatchObject({ '@class': cls('TransferRequestJsonPacket'), requestUserPacket: 7 });
     const root = await call('OPTIONS', '/');
     expect(root.json().answer).toMatchObject({ Allow: 'GET,PUT,POST,DELETE,OPTIONS' });
     expect(String((root.json().answer as { UriAllowed: string }).UriAllowed).split(',').sort()).toEqual(

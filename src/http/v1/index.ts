@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { hasRole, type RestFunction } from '../../config/index.js';
 import { isSaneValue } from '../../config/values.js';
-import type { JsonCommand } from '../../protocol/index.js';
+import { newJsonCommand, type JsonClassName, type JsonCommand } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
 import { stringifyV1, type JsonValue } from '../json.js';
 import { bandwidthAction, configAction, logAction, type ActionResult } from './actions.js';
@@ -17,7 +17,7 @@ import { controlAction } from './control.js';
 import { DATA_MODELS, dataModelOptions, runDataModel } from './data-model.js';
 import { infoAction } from './info.js';
 import type { DataModel } from './models/model.js';
-import { readPacket } from './packets.js';
+import { packetJson, readPacket } from './packets.js';
 import { parseV1Request, type V1Request } from './request.js';
 import { shutdownOrBlockAction } from './server-admin.js';
 import { serverStatusAction } from './server-status.js';
@@ -165,7 +165,7 @@ export class V1Dispatcher {
   private detailedAllow(handler: Handler, allowed: readonly string[]): JsonValue[] {
     if (handler.kind === 'model') return dataModelOptions(handler.h, allowed);
     const base = `/${handler.h.base}`;
-    return [...allowed.map((m) => ({ [m]: { path: base, command: ACTION_COMMANDS[handler.h.base]?.[m] ?? m } })), { OPTIONS: { path: base, command: 'OPTIONS' } }];
+    return [...allowed.map((m) => ({ [m]: actionSample(handler.h.base, m) })), { OPTIONS: { path: base, command: 'OPTIONS' } }];
   }
 
   private rootOptions(r: V1Request, reply: FastifyReply): void {
@@ -180,6 +180,25 @@ export class V1Dispatcher {
     };
     this.sendJson(reply, r, 200, env, { allow });
   }
+}
+
+/**
+ * The request packet each action takes per method (class, requestUserPacket), for the sample bodies
+ * of OPTIONS discovery (§10.1: informative; a client builds its own).
+ */
+const ACTION_BODIES: Record<string, Record<string, [JsonClassName, number]>> = {
+  bandwidth: { GET: ['BandwidthJsonPacket', 19], PUT: ['BandwidthJsonPacket', 19] }, business: { GET: ['BusinessRequestJsonPacket', 22] },
+  config: { GET: ['ConfigExportJsonPacket', 11], PUT: ['ConfigImportJsonPacket', 12] }, info: { GET: ['InformationJsonPacket', 18] },
+  log: { GET: ['LogJsonPacket', 16] }, server: { PUT: ['ShutdownOrBlockJsonPacket', 4] },
+  control: { GET: ['InformationJsonPacket', 18], PUT: ['StopOrCancelJsonPacket', 10], POST: ['TransferRequestJsonPacket', 7] },
+};
+
+/** One DetailedAllow entry of an action: path, command and a sample body with the packet's defaults. */
+function actionSample(base: string, method: string): JsonValue {
+  const entry: Record<string, JsonValue> = { path: `/${base}`, command: ACTION_COMMANDS[base]?.[method] ?? method };
+  const body = ACTION_BODIES[base]?.[method];
+  if (body !== undefined) entry.body = packetJson(newJsonCommand(body[0], { requestUserPacket: body[1] } as never) as JsonCommand);
+  return entry;
 }
 
 /** The `command` each action answers per method, for OPTIONS discovery (§3.3). */
