@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import type { Harness } from '../http/harness.js';
+import { cls, v1 } from '../http/v1-client.js';
 import { waitFor } from '../helpers/wait.js';
 import { BLOCK, freePort, killNodes, logsOf, rest, rowOf, sha256File, startNode, writeNode, writePatternFile, type Node } from '../transfer/servers.js';
 
@@ -20,7 +22,10 @@ beforeEach(async () => {
   box = sandbox();
   const [pa, pb] = [await freePort(), await freePort()];
   // 4 MB/s on the sender: about 4 s for the whole file, so orders land while it runs.
-  a = await writeNode(box, 'hosta', pa, [{ id: 'hostb', port: pb }], { rest: true, rules: RULE, limit: '<globallimit>4194304</globallimit>' });
+  // v1admin: a client-only partner (negative port), the only kind REST v1 accepts as user.
+  a = await writeNode(box, 'hosta', pa, [{ id: 'hostb', port: pb }, { id: 'v1admin', port: -1 }], {
+    rest: true, rules: RULE, limit: '<globallimit>4194304</globallimit>', admins: ['hosta', 'v1admin'],
+  });
   b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }], { rules: RULE });
   await startNode(b);
   await startNode(a);
@@ -71,6 +76,30 @@ describe('REST transfer orders act on running transfers (real server processes)'
     expect(resumed.length).toBe(1);
     expect(Number(resumed[0]!.rank)).toBeGreaterThan(0);
     expect(Number(resumed[0]!.rank)).toBeLessThanOrEqual(stoppedRank);
+  }, 120_000);
+
+  it('v1 /control: stop of a running transfer, then restart: it resumes from its rank and completes', async () => {
+    const expected = await writePatternFile(join(a.home, 'out', 'big.bin'), SIZE);
+    const id = await submit('big.bin');
+    await waitFor(async () => Number((await rowOf(b, id))?.rank ?? 0) > 16, { what: 'the transfer under way', timeoutMs: 30_000 });
+    const h = { base: `http://127.0.0.1:${a.restPort}` } as Harness;
+    const call = (body: object) => v1(h, 'PUT', '/control', { user: 'v1admin', key: null, body: JSON.stringify(body) });
+    const ref = { requester: 'hosta', requested: 'hostb', specialid: String(id) };
+
+    const stop = await call({ '@class': cls('StopOrCancelJsonPacket'), requestUserPacket: 9, ...ref });
+    expect(stop.json(), stop.text).toMatchObject({ command: 'StopOrCancelTransfer', code: 200 });
+    expect((await rowOf(a, id))!).toMatchObject({ infostatus: 'H' });
+    const stoppedRank = Number((await rowOf(a, id))!.rank);
+    expect(stoppedRank).toBeGreaterThan(0);
+    await waitFor(async () => (await rowOf(b, id))?.infostatus === 'H', { what: 'the partner stopped too' });
+
+    const restart = await call({ '@class': cls('RestartTransferJsonPacket'), ...ref });
+    expect(restart.json(), restart.text).toMatchObject({ command: 'RestartTransfer', code: 200 });
+    await done(id);
+    expect(await sha256File(received(b, 'big.bin'))).toBe(expected);
+    const resumed = logsOf(a, 'transfer resumed').filter((l) => l.id === String(id));
+    expect(resumed.length).toBe(1);
+    expect(Number(resumed[0]!.rank)).toBeGreaterThan(0);
   }, 120_000);
 
   it('v2: cancel of a running transfer resets the rank and removes the partial file', async () => {
