@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newJsonCommand, PacketType, Way } from '../../src/protocol/index.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import type { Harness } from '../http/harness.js';
+import { cls, v1 } from '../http/v1-client.js';
 import { waitFor } from '../helpers/wait.js';
 import { freePort, killNodes, openCaller, order, startNode, writeNode, type Caller, type Node } from '../transfer/servers.js';
 
@@ -18,7 +20,10 @@ const callers: Caller[] = [];
 
 beforeEach(async () => {
   box = sandbox();
-  b = await writeNode(box, 'hostb', await freePort(), [{ id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }], { business: ['hostc'] });
+  // v1admin: a client-only (REST v1) user, also in the business list.
+  b = await writeNode(box, 'hostb', await freePort(), [{ id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }, { id: 'v1admin', port: -1 }], {
+    business: ['hostc', 'v1admin'], rest: true, admins: ['hostb', 'v1admin'],
+  });
   await startNode(b);
 }, 60_000);
 
@@ -52,5 +57,16 @@ describe('business requests (real server)', () => {
     // A failing task: E with its reason.
     const failed = await order(c, 'hostb', { kind: 'businessRequest', header: `${EXEC_BUSINESS} EXEC /nonexistent/program`, delay: 0, way: Way.ASK });
     expect(failed).toMatchObject({ kind: 'error', code: { char: 'E' } });
+  }, 60_000);
+
+  it('REST v1 /business runs the same registry', async () => {
+    const marker = join(box.dir, 'rest-business-marker');
+    const h = { base: `http://127.0.0.1:${b.restPort}` } as Harness;
+    const body = (className: string, args: string) => JSON.stringify({ '@class': cls('BusinessRequestJsonPacket'), className, arguments: args, extraArguments: null, delay: 0, toApplied: true, validated: false });
+    const ok = await v1(h, 'GET', '/business', { user: 'v1admin', key: null, body: body(EXEC_BUSINESS, `EXEC touch ${marker}`) });
+    expect(ok.json(), ok.text).toMatchObject({ command: 'ExecuteBusiness', code: 200 });
+    expect(existsSync(marker)).toBe(true);
+    const refused = await v1(h, 'GET', '/business', { user: 'v1admin', key: null, body: body(EXEC_BUSINESS, `COPY ${marker}`) });
+    expect(refused.json()).toMatchObject({ code: 406 });
   }, 60_000);
 });
