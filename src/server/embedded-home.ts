@@ -77,11 +77,14 @@ function partner(hostId: string, port: number, keyFile: string): XmlOut {
   ]);
 }
 
-/** The REST v1/v2 listener: loopback only, Basic (or HMAC) authentication, every function. */
+/**
+ * The REST v1/v2 listener: loopback only, authentication (v2 Basic or HMAC) and signatures, every
+ * function. Signatures stay on: without them v1 checks no password at all (rest-v1.md §4.2).
+ */
 function restSection(port: number, sigKeyFile: string): XmlOut {
   return section('rest', [
     ...el('restaddress', REST_ADDRESS), ...el('restport', port), ...el('restssl', false),
-    ...el('restauthenticated', true), ...el('restsignature', false), ...el('restsigkey', sigKeyFile),
+    ...el('restauthenticated', true), ...el('restsignature', true), ...el('restsigkey', sigKeyFile),
     // HMAC authentication accepts request timestamps up to 5 minutes old.
     ...el('resttimelimit', 300_000),
     section('restmethod', [...el('restname', 'ALL'), ...el('restcrud', 'CRUD')]),

@@ -189,6 +189,9 @@ describe('embedded default home (no installed instance)', () => {
     const hosts = await fetch(`${url}hosts`, { headers: basic('admin', password) });
     expect(hosts.status).toBe(200);
     expect(((await hosts.json()) as { results: { name: string }[] }).results.map((h) => h.name)).toEqual(['admin', hostId]);
+    // Signatures are on, so REST v1 does not take the user name alone (rest-v1.md §4.2).
+    const v1 = await fetch(new URL('/hosts', url), { headers: { 'x-auth-user': 'admin', 'x-auth-timestamp': new Date().toISOString() } });
+    expect(v1.status).toBe(401);
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
 
