@@ -43,6 +43,14 @@ export class LocalChannel {
     return this.closedFlag;
   }
 
+  /**
+   * Why the channel ended (null while open): a RemoteError when the peer ended it (its Error or
+   * ConnectionError), a Disconnection when the connection went, else a local end.
+   */
+  get closeReason(): Error | null {
+    return this.closedFlag ? this.ended : null;
+  }
+
   /** Sends a packet; resolves once the socket accepted it (waits for drain under back-pressure). */
   send(packet: Packet): Promise<void> {
     if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
@@ -110,7 +118,9 @@ export class LocalChannel {
   /**
    * Ends the channel (conversation over, peer's ConnectionError, connection gone): pending and
    * later receive() calls fail with `reason` once the packets already queued are read, and the id
-   * is released on the connection. Idempotent.
+   * is released on the connection. Idempotent. Nothing is sent: the peer is not told (there is no
+   * close packet, r66-protocol.md §3.3); a side that ends a conversation the peer still waits on
+   * sends an Error first (see acceptor.ts endChannel()).
    */
   close(reason: Error = disconnected('local channel closed')): void {
     if (this.closedFlag) return;
