@@ -8,6 +8,7 @@ import { makeDirsSync } from '../fs/make-dirs.js';
 import type { Database } from './db-types.js';
 import { describeCause, StoreError } from './errors.js';
 import type { DbConnectionSettings, ServerSettings, SqliteSettings } from './jdbc-url.js';
+import { QueryShapes } from './query-shapes.js';
 
 /** An open Kysely instance plus what the rest of the store needs to know about it. */
 export interface Connection {
@@ -15,6 +16,8 @@ export interface Connection {
   settings: DbConnectionSettings;
   /** Stored table names (lower-case logical name -> real name); used on MariaDB/MySQL only. */
   tableNames: TableNames;
+  /** SQL text of the hot statements per shape (query-shapes.ts). */
+  shapes: QueryShapes;
 }
 
 /** How long SQLite waits for another writer before failing (WAL lets readers run meanwhile). */
@@ -36,7 +39,7 @@ export async function connect(settings: DbConnectionSettings): Promise<Connectio
     await db.destroy().catch(() => undefined);
     throw new StoreError(`cannot connect to database ${settings.displayUrl}${userPart(settings)}: ${describeCause(err, secretOf(settings))}`, { cause: err });
   }
-  return { db, settings, tableNames };
+  return { db, settings, tableNames, shapes: new QueryShapes(() => tableNames.generation) };
 }
 
 function secretOf(settings: DbConnectionSettings): string | undefined {
@@ -56,7 +59,41 @@ function openSqlite(settings: SqliteSettings): Kysely<Database> {
   // NORMAL is durable across process crashes in WAL mode and avoids an fsync per commit.
   database.pragma('synchronous = NORMAL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new StoredNamesPlugin()] });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: new StatementCache(database) }), plugins: [new StoredNamesPlugin()] });
+}
+
+/** How many prepared SQLite statements are kept (by SQL text); beyond that the oldest goes. */
+const SQLITE_STATEMENT_CACHE = 200;
+
+/**
+ * better-sqlite3 behind kysely's SQLite dialect, keeping prepared statements by SQL text: kysely
+ * prepares every statement each time it runs it, which was 5-7% of a small transfer's CPU
+ * (decision 0014). A statement still iterating (kysely's `stream()`) is not handed out again.
+ * SQLite re-prepares a kept statement by itself after a schema change.
+ */
+class StatementCache {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>();
+
+  constructor(private readonly database: SqliteDatabase.Database) {}
+
+  prepare(sqlText: string): SqliteDatabase.Statement {
+    const kept = this.statements.get(sqlText);
+    if (kept !== undefined && !kept.busy) return kept;
+    const stmt = this.database.prepare(sqlText);
+    if (kept === undefined) {
+      if (this.statements.size >= SQLITE_STATEMENT_CACHE) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+      this.statements.set(sqlText, stmt);
+    }
+    return stmt;
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.database.close();
+  }
 }
 
 function openServer(settings: ServerSettings, tableNames: TableNames): Kysely<Database> {
@@ -101,6 +138,8 @@ function pgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) 
  */
 export class TableNames {
   private readonly names = new Map<string, string>();
+  /** Incremented by each refresh: SQL compiled before it may name tables differently. */
+  generation = 0;
 
   /** The stored name of logical table `name` (lower case). */
   get(name: string): string {
@@ -116,6 +155,7 @@ export class TableNames {
   async refresh(db: Kysely<Database>): Promise<void> {
     const rows = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = database()`.execute(db);
     this.names.clear();
+    this.generation++;
     for (const row of rows.rows) this.names.set(row.name.toLowerCase(), row.name);
   }
 }

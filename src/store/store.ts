@@ -4,6 +4,7 @@ import type { Database } from './db-types.js';
 import { StoreError } from './errors.js';
 import { listTables } from './introspect.js';
 import type { DbConnectionSettings, DialectName } from './jdbc-url.js';
+import type { QueryShapes } from './query-shapes.js';
 import { SqlHostConfigRepository } from './repositories/host-configs.js';
 import { SqlHostRepository } from './repositories/hosts.js';
 import { SqlLimitsRepository } from './repositories/limits.js';
@@ -58,8 +59,8 @@ export async function openStore(settings: DbConnectionSettings, opts: OpenStoreO
   return new SqlStore(conn, opts);
 }
 
-function repositories(db: Kysely<Database>, dialect: DialectName): Repositories {
-  const ctx = { db, dialect };
+function repositories(db: Kysely<Database>, dialect: DialectName, shapes?: QueryShapes): Repositories {
+  const ctx = { db, dialect, shapes };
   return {
     hosts: new SqlHostRepository(ctx),
     rules: new SqlRuleRepository(ctx),
@@ -83,7 +84,7 @@ class SqlStore implements Store {
 
   constructor(private readonly conn: Connection, private readonly opts: OpenStoreOptions) {
     this.dialect = conn.settings.dialect;
-    const repos = repositories(conn.db, this.dialect);
+    const repos = repositories(conn.db, this.dialect, conn.shapes);
     this.hosts = repos.hosts;
     this.rules = repos.rules;
     this.runner = repos.runner;
@@ -121,7 +122,7 @@ class SqlStore implements Store {
     const kind = await this.kind();
     return this.conn.db.transaction().execute(async (trx) => {
       const scope: TransactionScope = {
-        ...repositories(trx, this.dialect),
+        ...repositories(trx, this.dialect, this.conn.shapes),
         nextTransferId: () => nextId(trx, this.dialect, kind, this.conn.tableNames, true),
       };
       return fn(scope);

@@ -233,4 +233,56 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     })).rejects.toThrow('abort');
     expect(await store.hosts.get('rolled-back')).toBeUndefined();
   });
+
+  // The hot RUNNER/RULES/HOSTS statements run from SQL kept per shape (decision 0014): the same
+  // shape with other values, other shapes and undefined values behave as freshly built queries.
+  it('cached shapes: run each shape with its own values, many times, inside and outside transactions', async (ctx) => {
+    if (dialect.skip(ctx) || !db) return;
+    for (let i = 2001n; i <= 2005n; i++) await store.runner.insert(transfer(i, { requested: 'partnerC', filename: `/out/f${i}.dat`, rank: Number(i) }));
+    for (let i = 2001n; i <= 2005n; i++) {
+      const key = { specialId: i, requester: OWNER, requested: 'partnerC', ownerReq: OWNER };
+      expect((await store.runner.get(key))?.filename).toBe(`/out/f${i}.dat`);
+      expect(await store.runner.updateRank(key, 100 + Number(i))).toBe(true);
+      expect(await store.runner.updateState(key, { updatedInfo: UpdatedInfo.RUNNING, step: Number(i) })).toBe(true);
+      expect(await store.runner.updateState(key, { updatedInfo: UpdatedInfo.DONE, isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` })).toBe(true);
+    }
+    await store.transaction(async (tx) => {
+      const key = { specialId: 2003n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER };
+      expect(await tx.runner.updateRank(key, 7)).toBe(true);
+      expect((await tx.runner.get(key))?.rank).toBe(7);
+    });
+    for (let i = 2001n; i <= 2005n; i++) {
+      const r = await store.runner.get({ specialId: i, requester: OWNER, requested: 'partnerC', ownerReq: OWNER });
+      expect(r).toMatchObject({ rank: i === 2003n ? 7 : 100 + Number(i), step: Number(i), updatedInfo: UpdatedInfo.DONE, isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` });
+    }
+    expect(await store.runner.get({ specialId: 2099n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER })).toBeUndefined();
+    expect(await store.runner.updateRank({ specialId: 2099n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER }, 1)).toBe(false);
+  });
+
+  it('cached shapes: a whole-row update of the cached shape writes every column, and a duplicate insert is still named', async (ctx) => {
+    if (dialect.skip(ctx) || !db) return;
+    const rec = transfer(2010n, { requested: 'partnerC' });
+    await store.runner.insert(rec);
+    await expect(store.runner.insert(rec)).rejects.toThrow(/transfer 2010 .*already exists in RUNNER/);
+    for (const fileInfo of ['a', 'b']) {
+      const changed = { ...rec, fileInfo, rank: fileInfo === 'a' ? 1 : 2, stepStatus: ErrorCode.CompleteOk };
+      expect(await store.runner.update(changed)).toBe(true);
+      expect(await store.runner.get(rec)).toEqual(changed);
+    }
+  });
+
+  it('cached shapes: a rule read after it changed gives the new rule (rows are read each time)', async (ctx) => {
+    if (dialect.skip(ctx) || !db) return;
+    const base: Rule = { idRule: 'shape-rule', hostIds: [], mode: TransferMode.SENDMODE, recvPath: '', sendPath: '', archivePath: '', workPath: '',
+      rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0 };
+    await store.rules.upsert({ ...base, sPreTasks: [{ type: 'LOG', path: 'one', delay: 0 }] });
+    const first = await store.rules.get('shape-rule');
+    expect(first?.sPreTasks).toEqual([{ type: 'LOG', path: 'one', delay: 0 }]);
+    first!.sPreTasks.push({ type: 'EXEC', path: 'mutated by a caller', delay: 1 });
+    first!.sPreTasks[0]!.path = 'mutated';
+    expect((await store.rules.get('shape-rule'))?.sPreTasks).toEqual([{ type: 'LOG', path: 'one', delay: 0 }]);
+    await store.rules.upsert({ ...base, sPreTasks: [{ type: 'LOG', path: 'two', delay: 5 }], hostIds: ['b'] });
+    expect(await store.rules.get('shape-rule')).toMatchObject({ hostIds: ['b'], sPreTasks: [{ type: 'LOG', path: 'two', delay: 5 }] });
+    expect(await store.rules.get('nope')).toBeUndefined();
+  });
 });

@@ -2,11 +2,14 @@ import type { InsertObject, Kysely } from 'kysely';
 import type { Database } from '../db-types.js';
 import { isDuplicateKey, StoreError } from '../errors.js';
 import type { DialectName } from '../jdbc-url.js';
+import type { QueryShapes } from '../query-shapes.js';
 
 /** What a repository needs: the Kysely handle (the pool, or a transaction) and the dialect. */
 export interface RepoContext {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Compiled SQL of the hot statements, shared by the pool and its transactions. */
+  shapes?: QueryShapes;
 }
 
 type TableName = keyof Database;

@@ -4,6 +4,7 @@ import type { UpdatedInfo } from '../../model/transfer.js';
 import { readBool, readInt, writeBool } from '../codec.js';
 import type { HostsTable } from '../db-types.js';
 import type { HostFilter, HostRepository } from '../repository-types.js';
+import { executeShape } from '../query-shapes.js';
 import { affected, insertRow, upsertRow, type RepoContext } from './context.js';
 
 /** HOSTS on a relational database. */
@@ -11,7 +12,9 @@ export class SqlHostRepository implements HostRepository {
   constructor(private readonly ctx: RepoContext) {}
 
   async get(hostId: string): Promise<Host | undefined> {
-    const row = await this.ctx.db.selectFrom('hosts').selectAll().where('hostid', '=', hostId).executeTakeFirst();
+    const result = await executeShape(this.ctx.db, this.ctx.shapes, 'hosts.get', [hostId],
+      () => this.ctx.db.selectFrom('hosts').selectAll().where('hostid', '=', hostId));
+    const row = result.rows[0];
     return row ? fromRow(row) : undefined;
   }
 

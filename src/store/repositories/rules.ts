@@ -6,6 +6,7 @@ import type { RulesTable } from '../db-types.js';
 import { StoreError } from '../errors.js';
 import type { RuleFilter, RuleRepository } from '../repository-types.js';
 import { decodeHostIds, decodeTasks, encodeHostIds, encodeTasks } from '../../config/rule-xml-columns.js';
+import { executeShape } from '../query-shapes.js';
 import { affected, insertRow, upsertRow, type RepoContext } from './context.js';
 
 /** RULES on a relational database; host ids and task lists as compact XML (database.md §4.2). */
@@ -13,7 +14,9 @@ export class SqlRuleRepository implements RuleRepository {
   constructor(private readonly ctx: RepoContext) {}
 
   async get(idRule: string): Promise<Rule | undefined> {
-    const row = await this.ctx.db.selectFrom('rules').selectAll().where('idrule', '=', idRule).executeTakeFirst();
+    const result = await executeShape(this.ctx.db, this.ctx.shapes, 'rules.get', [idRule],
+      () => this.ctx.db.selectFrom('rules').selectAll().where('idrule', '=', idRule));
+    const row = result.rows[0];
     return row ? fromRow(row) : undefined;
   }
 

@@ -4,7 +4,9 @@ import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } fro
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
 import type { Database, RunnerTable } from '../db-types.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
-import { affected, insertRow, upsertRow, type RepoContext } from './context.js';
+import { isDuplicateKey, StoreError } from '../errors.js';
+import { affectedRows, executeShape } from '../query-shapes.js';
+import { affected, upsertRow, type RepoContext } from './context.js';
 
 const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const;
 const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
@@ -17,7 +19,13 @@ export class SqlRunnerRepository implements RunnerRepository {
   constructor(private readonly ctx: RepoContext) {}
 
   async insert(record: TransferRecord): Promise<void> {
-    await insertRow(this.ctx, 'runner', this.toRow(record), `transfer ${record.specialId} (${record.requester} -> ${record.requested}, owner ${record.ownerReq})`);
+    const row = this.toRow(record);
+    try {
+      await executeShape(this.ctx.db, this.ctx.shapes, 'runner.insert', Object.values(row), () => this.ctx.db.insertInto('runner').values(row));
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new StoreError(`transfer ${record.specialId} (${record.requester} -> ${record.requested}, owner ${record.ownerReq}) already exists in RUNNER`, { cause: err });
+      throw err;
+    }
   }
 
   async upsert(record: TransferRecord): Promise<void> {
@@ -25,7 +33,9 @@ export class SqlRunnerRepository implements RunnerRepository {
   }
 
   async get(key: TransferKey): Promise<TransferRecord | undefined> {
-    const row = await this.ctx.db.selectFrom('runner').selectAll().where((eb) => byKey(eb, key)).executeTakeFirst();
+    const result = await executeShape(this.ctx.db, this.ctx.shapes, 'runner.get', keyParams(key),
+      () => this.ctx.db.selectFrom('runner').selectAll().where((eb) => byKey(eb, key)));
+    const row = result.rows[0];
     return row ? fromRow(row) : undefined;
   }
 
@@ -38,7 +48,7 @@ export class SqlRunnerRepository implements RunnerRepository {
   async update(record: TransferRecord): Promise<boolean> {
     const row: Updateable<RunnerTable> = this.toRow(record);
     for (const k of KEY_COLUMNS) delete row[k];
-    return affected(await this.ctx.db.updateTable('runner').set(row).where((eb) => byKey(eb, record)).execute()) > 0;
+    return this.updateByKey('runner.update', record, row);
   }
 
   async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
@@ -58,7 +68,15 @@ export class SqlRunnerRepository implements RunnerRepository {
     if (change.fileInfo !== undefined) set.fileinfo = change.fileInfo;
     if (change.transferInfo !== undefined) set.transferinfo = change.transferInfo;
     if (change.start !== undefined) set.starttrans = writeTs(d, change.start);
-    return affected(await this.ctx.db.updateTable('runner').set(set).where((eb) => byKey(eb, key)).execute()) > 0;
+    return this.updateByKey(`runner.updateState:${Object.keys(set).join(',')}`, key, set);
+  }
+
+  /** UPDATE of `set`'s columns on the row of `key`, built once per shape (query-shapes.ts). */
+  private async updateByKey(shape: string, key: TransferKey, set: Updateable<RunnerTable>): Promise<boolean> {
+    const params = [...Object.values(set), ...keyParams(key)];
+    const result = await executeShape(this.ctx.db, this.ctx.shapes, shape, params,
+      () => this.ctx.db.updateTable('runner').set(set).where((eb) => byKey(eb, key)));
+    return affectedRows(result) > 0;
   }
 
   async updateRank(key: TransferKey, rank: number): Promise<boolean> {
@@ -157,6 +175,11 @@ export class SqlRunnerRepository implements RunnerRepository {
       originalname: r.originalName, fileinfo: r.fileInfo, transferinfo: r.transferInfo,
     };
   }
+}
+
+/** The key's values in the order {@link byKey} puts them in the SQL. */
+function keyParams(key: TransferKey): unknown[] {
+  return [key.requested, key.requester, key.ownerReq, key.specialId];
 }
 
 function byKey(eb: ExpressionBuilder<Database, 'runner'>, key: TransferKey): Expression<SqlBool> {
