@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Rule } from '../../model/rule.js';
+import type { Rule, RuleTask } from '../../model/rule.js';
 import type { UpdatedInfo } from '../../model/transfer.js';
 import { readInt, readText } from '../codec.js';
 import type { RulesTable } from '../db-types.js';
@@ -58,12 +58,38 @@ function toRow(r: Rule) {
   };
 }
 
+/**
+ * Decoded column values by their XML text. A rule is read from its row on every lookup (other
+ * processes, e.g. `loadrule`, change rules in the database), but the same XML text always decodes
+ * to the same list, so it is parsed once (decision 0014). Callers get their own copies.
+ */
+const MAX_DECODED = 512;
+const decodedTasks = new Map<string, readonly RuleTask[]>();
+const decodedHostIds = new Map<string, readonly string[]>();
+
+function remember<V>(cache: Map<string, V>, text: string, value: V): V {
+  if (cache.size >= MAX_DECODED) cache.clear();
+  cache.set(text, value);
+  return value;
+}
+
+function tasksOf(text: string | null | undefined): RuleTask[] {
+  const key = text ?? '';
+  const known = decodedTasks.get(key) ?? remember(decodedTasks, key, decodeTasks(key));
+  return known.map((t) => ({ ...t }));
+}
+
+function hostIdsOf(text: string | null | undefined): string[] {
+  const key = text ?? '';
+  return [...(decodedHostIds.get(key) ?? remember(decodedHostIds, key, decodeHostIds(key)))];
+}
+
 function fromRow(r: Selectable<RulesTable>): Rule {
   return {
-    idRule: r.idrule, hostIds: decodeHostIds(r.hostids), mode: readInt(r.modetrans),
+    idRule: r.idrule, hostIds: hostIdsOf(r.hostids), mode: readInt(r.modetrans),
     recvPath: readText(r.recvpath), sendPath: readText(r.sendpath), archivePath: readText(r.archivepath), workPath: readText(r.workpath),
-    rPreTasks: decodeTasks(r.rpretasks), rPostTasks: decodeTasks(r.rposttasks), rErrorTasks: decodeTasks(r.rerrortasks),
-    sPreTasks: decodeTasks(r.spretasks), sPostTasks: decodeTasks(r.sposttasks), sErrorTasks: decodeTasks(r.serrortasks),
+    rPreTasks: tasksOf(r.rpretasks), rPostTasks: tasksOf(r.rposttasks), rErrorTasks: tasksOf(r.rerrortasks),
+    sPreTasks: tasksOf(r.spretasks), sPostTasks: tasksOf(r.sposttasks), sErrorTasks: tasksOf(r.serrortasks),
     updatedInfo: readInt(r.updatedinfo),
   };
 }
