@@ -14,6 +14,7 @@ import { unexpected } from '../net/commands/unexpected.js';
 import {
   allowsFileInfoInChange, encodeValidCommand, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
 } from '../protocol/index.js';
+import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { ruleDirectories, statLocalFile } from './placement.js';
@@ -127,7 +128,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     };
     await s.row.set({ rank });
     await s.channel.send(request);
-    const answer = await s.next(undefined, 'the Request answer');
+    const answer = await awaitAnswer(s, 'the Request answer');
     if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);
     if (answer.kind !== 'request' || answer.way !== 1) throw unexpected(answer, 'the Request answer');
     if (answer.code !== ErrorCode.InitOk) {

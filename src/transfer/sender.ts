@@ -14,6 +14,7 @@ import { TaskStep } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
+import { awaitAnswer } from './answer-wait.js';
 import { RankCheckpoints } from './persistence.js';
 import { throughSourceHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
@@ -37,7 +38,7 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     // The partner answers EndTransfer once its file is in place and its post-tasks ran.
     await s.row.flush();
     await s.channel.send({ kind: 'endTransfer', request: 7, way: 0, hash });
-    const answer = await s.next(undefined, 'the EndTransfer answer');
+    const answer = await awaitAnswer(s, 'the EndTransfer answer');
     if (answer.kind !== 'endTransfer' || answer.way !== 1) throw unexpected(answer, 'the EndTransfer answer');
     await s.postTasks();
     // The post-task transitions (staged without tasks) are in RUNNER before EndRequest says done.
