@@ -165,9 +165,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     for (let attempt = 0; ; attempt++) {
       const outcome = await runRequester(this.core, record, through);
       if (!outcome.retryable || attempt >= retries || this.closed) {
-        if (outcome.retryable) await this.core.runner.updateState(keyOf(record), { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK });
         const { retryable: _r, ...rest } = outcome;
-        return { ...rest, record: (await this.core.runner.get(keyOf(record))) ?? rest.record };
+        if (!outcome.retryable) return rest;
+        // The outcome's record is the row as the attempt wrote it: only this last change is added.
+        const change = { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, stop: new Date() };
+        await this.core.runner.updateState(keyOf(record), change);
+        return { ...rest, record: { ...rest.record, ...change } };
       }
       this.opts.logger.info({ id: String(record.specialId), code: outcome.code.char }, `transfer retried in ${this.opts.limits.delayRetry} ms`);
       await new Promise((resolve) => setTimeout(resolve, this.opts.limits.delayRetry));

@@ -16,9 +16,16 @@ import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '..
 import type { RunnerRepository, TransferStateChange } from '../store/index.js';
 
 export class RunnerRow {
+  /**
+   * `inserted = false`: the row is not in RUNNER yet and the first write inserts it, with every
+   * staged change (the requested host's new row: one INSERT before the Request answer instead of
+   * an INSERT and an UPDATE, or before the first pre-task). No write ever updates a row this
+   * object did not insert: when the insert fails (a duplicate key), the next write tries it again.
+   */
   constructor(
     private readonly runner: RunnerRepository,
     readonly record: TransferRecord,
+    private inserted = true,
   ) {}
 
   get key(): TransferKey {
@@ -33,7 +40,7 @@ export class RunnerRow {
 
   /** True when a staged change waits for the next write. */
   get hasPending(): boolean {
-    return this.pending !== null || this.pendingAll;
+    return this.pending !== null || this.pendingAll || !this.inserted;
   }
 
   /**
@@ -54,7 +61,12 @@ export class RunnerRow {
 
   /** Writes what is staged, in one statement; nothing when nothing is. */
   async flush(): Promise<void> {
-    if (this.pendingAll) {
+    if (!this.inserted) {
+      await this.runner.insert(this.record);
+      this.inserted = true;
+      this.pendingAll = false;
+      this.pending = null;
+    } else if (this.pendingAll) {
       this.pendingAll = false;
       this.pending = null;
       await this.runner.update(this.record);

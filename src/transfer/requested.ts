@@ -95,9 +95,9 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
       fileInfo: p.fileInformation,
       transferInfo: updateInfoMap('', { ORIGINALSIZE: p.length }),
     };
-    await core.runner.insert(record);
   }
-  const row = new RunnerRow(core.runner, record);
+  // A new row is inserted by its first write (before the first pre-task or the answer).
+  const row = new RunnerRow(core.runner, record, existing !== undefined);
   const dirs = ruleDirectories(rule, core.directories);
   const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: false, isSender });
   const rk = runningKey(record);
