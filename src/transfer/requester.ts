@@ -91,8 +91,9 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   try {
     const outcome = await converse(core, session);
     core.emitEnd(outcome);
-    // A lost connection (either side crashed or was stopped) is retried from the saved rank.
-    const retryable = [ErrorCode.ServerOverloaded, ErrorCode.Disconnection, ErrorCode.ConnectionImpossible].includes(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
+    // A lost connection (either side crashed or was stopped) is retried from the saved rank, and so
+    // is a partner still running the attempt before (it learns that attempt's end later).
+    const retryable = [ErrorCode.ServerOverloaded, ErrorCode.Disconnection, ErrorCode.ConnectionImpossible, ErrorCode.QueryStillRunning].includes(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
     return { ...outcome, retryable };
   } finally {
     core.running.delete(key);
@@ -132,7 +133,11 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);
     if (answer.kind !== 'request' || answer.way !== 1) throw unexpected(answer, 'the Request answer');
     if (answer.code !== ErrorCode.InitOk) {
-      if (answer.code === ErrorCode.QueryStillRunning) return s.outcome(answer.code, `transfer ${r.specialId} is still running on ${s.partner.hostId}`);
+      if (answer.code === ErrorCode.QueryStillRunning) {
+        // The partner still runs an earlier attempt (it has not seen its end yet): retried later.
+        await s.row.set({ infoStatus: answer.code });
+        return s.outcome(answer.code, `transfer ${r.specialId} is still running on ${s.partner.hostId}`);
+      }
       throw new RemoteError(`Request refused by ${s.partner.hostId}: ${answer.code.meaning}`, answer.code);
     }
     r.blockSize = negotiateBlockSize(answer.blockSize, core.limits.blockSize);

@@ -7,7 +7,7 @@
  * restart keeps the count; then the row ends in error). A partner's shutdown notice is retried too.
  */
 import type { Logger } from 'pino';
-import { ErrorCode } from '../model/error-code.js';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
@@ -52,6 +52,8 @@ export class TransferScheduler {
   /** A scan is already queued for the next turn of the event loop (see kick()). */
   private kicked = false;
   private stopped = false;
+  /** Ends of attempts the store refused to record: written again at each scan (settleOrKeep()). */
+  private readonly unsettled = new Map<string, { keyCols: RowKey; end: AttemptEnd }>();
 
   constructor(private readonly opts: TransferSchedulerOptions) {}
 
@@ -86,6 +88,7 @@ export class TransferScheduler {
     }
     this.ticking = true;
     try {
+      for (const [key, u] of [...this.unsettled]) if (!this.inFlight.has(key)) await this.settleOrKeep(key, u.keyCols, u.end);
       do {
         this.rescan = false;
         const free = this.opts.runLimit - this.inFlight.size;
@@ -133,31 +136,20 @@ export class TransferScheduler {
       return;
     }
     const run = (async () => {
-      await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
-      const outcome = await this.opts.engine.runOnce(record);
-      // A partner that shut down comes back: its notice is retried like a lost connection.
-      const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
-      if (this.stopped) return;
-      const row = (await runner.get(keyCols)) ?? outcome.record;
-      const max = this.opts.retries ?? SCHEDULED_RETRIES;
-      // Above the limit: the scheduler gave up before and the row was resubmitted (fresh count).
-      const stored = retriesOf(row.transferInfo);
-      const done = stored > max ? 0 : stored;
-      if (retryable) {
-        // The count lives in the row (TRANSFERINFO map), so a restart of this server keeps it.
-        const n = done + 1;
-        const info = updateInfoMap(row.transferInfo, { [RETRY_KEY]: n });
-        if (n <= max) {
-          this.opts.logger.info({ id: String(record.specialId), code: outcome.code.char, retry: n, of: max }, `transfer retried in ${this.opts.retryDelayMs} ms`);
-          await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: info });
-          return;
-        }
-        // Given up: the count stays one above the limit, visible in the row.
-        this.opts.logger.warn({ id: String(record.specialId), code: outcome.code.char, retries: max }, 'transfer in error after its retries');
-        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: info });
-      } else if (stored > 0) {
-        await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
+      let end: AttemptEnd;
+      try {
+        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
+        const outcome = await this.opts.engine.runOnce(record);
+        // A partner that shut down comes back: its notice is retried like a lost connection.
+        const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
+        end = { code: outcome.code, retryable, fallback: outcome.record, recordCode: false };
+      } catch (err) {
+        // The attempt itself failed (a store error...): nothing wrote its end, the row says RUNNING.
+        this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer attempt failed; it is retried');
+        end = { code: ErrorCode.Internal, retryable: true, fallback: record, recordCode: true };
       }
+      if (this.stopped) return;
+      await this.settleOrKeep(key, keyCols, end);
     })()
       .catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer failed'))
       .finally(() => {
@@ -166,4 +158,56 @@ export class TransferScheduler {
       });
     this.inFlight.set(key, run);
   }
+
+  /**
+   * Writes what an attempt's end means for its row; when the store refuses, the row is kept and
+   * written again at the next scans, so it never stays RUNNING with nothing running it.
+   */
+  private async settleOrKeep(key: string, keyCols: RowKey, end: AttemptEnd): Promise<void> {
+    try {
+      await this.settle(keyCols, end);
+      this.unsettled.delete(key);
+    } catch (err) {
+      this.opts.logger.error({ err: (err as Error).message, id: String(keyCols.specialId) }, 'cannot record the end of a scheduled transfer; tried again at the next scan');
+      this.unsettled.set(key, { keyCols, end });
+    }
+  }
+
+  /** Retry (TOSUBMIT `delayretry` later, counted in the row) or give up (INERROR), or reset the count. */
+  private async settle(keyCols: RowKey, end: AttemptEnd): Promise<void> {
+    const { runner } = this.opts;
+    const row = (await runner.get(keyCols)) ?? end.fallback;
+    const max = this.opts.retries ?? SCHEDULED_RETRIES;
+    // Above the limit: the scheduler gave up before and the row was resubmitted (fresh count).
+    const stored = retriesOf(row.transferInfo);
+    const done = stored > max ? 0 : stored;
+    const status = end.recordCode ? { infoStatus: end.code } : {};
+    if (end.retryable) {
+      // The count lives in the row (TRANSFERINFO map), so a restart of this server keeps it.
+      const n = done + 1;
+      const info = updateInfoMap(row.transferInfo, { [RETRY_KEY]: n });
+      if (n <= max) {
+        this.opts.logger.info({ id: String(keyCols.specialId), code: end.code.char, retry: n, of: max }, `transfer retried in ${this.opts.retryDelayMs} ms`);
+        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: info, ...status });
+        return;
+      }
+      // Given up: the count stays one above the limit, visible in the row.
+      this.opts.logger.warn({ id: String(keyCols.specialId), code: end.code.char, retries: max }, 'transfer in error after its retries');
+      await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: info, ...status });
+    } else if (stored > 0) {
+      await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
+    }
+  }
+}
+
+type RowKey = Pick<TransferRecord, 'specialId' | 'requester' | 'requested' | 'ownerReq'>;
+
+/** How an attempt ended, for its row. */
+interface AttemptEnd {
+  code: ErrorCodeInfo;
+  retryable: boolean;
+  /** The record to read the retry count from when the row cannot be read back. */
+  fallback: TransferRecord;
+  /** True when the attempt did not write its code in the row itself (it threw). */
+  recordCode: boolean;
 }

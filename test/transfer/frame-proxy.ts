@@ -21,11 +21,13 @@ function rawFrame(frame: NetworkFrame): Buffer {
 export class FrameProxy {
   /** Frame codes seen, by direction, in order (also those swallowed by the silence). */
   readonly seen: Record<Direction, number[]> = { toPartner: [], fromPartner: [] };
-  /** After a frame matching this passes, nothing more goes through either way. */
+  /**
+   * After a frame matching this passes, nothing more goes through either way on that connection
+   * (one-shot: later connections pass again).
+   */
   silenceAfter: ((dir: Direction, frame: NetworkFrame) => boolean) | null = null;
   /** Frames of a direction matching this (and all after them in that direction) wait for release(). */
   holdFrom: ((dir: Direction, frame: NetworkFrame) => boolean) | null = null;
-  private silent = false;
   private readonly held: Array<{ to: Socket; bytes: Buffer }> = [];
   private holding: Direction | null = null;
   private readonly sockets = new Set<Socket>();
@@ -57,25 +59,26 @@ export class FrameProxy {
 
   private pipe(client: Socket): void {
     const upstream = connect({ host: '127.0.0.1', port: this.targetPort });
+    const state = { silent: false };
     for (const s of [client, upstream]) {
       this.sockets.add(s);
       s.on('error', () => undefined);
       s.on('close', () => {
         this.sockets.delete(s);
         // A real close on one side is passed on (only silence is simulated).
-        if (!this.silent) (s === client ? upstream : client).destroy();
+        if (!state.silent) (s === client ? upstream : client).destroy();
       });
     }
-    this.forward('toPartner', client, upstream);
-    this.forward('fromPartner', upstream, client);
+    this.forward('toPartner', client, upstream, state);
+    this.forward('fromPartner', upstream, client, state);
   }
 
-  private forward(dir: Direction, from: Socket, to: Socket): void {
+  private forward(dir: Direction, from: Socket, to: Socket, state: { silent: boolean }): void {
     const splitter = new FrameSplitter();
     from.on('data', (chunk: Buffer) => {
       for (const frame of splitter.push(chunk)) {
         this.seen[dir].push(frame.code);
-        if (this.silent) continue;
+        if (state.silent) continue;
         const bytes = rawFrame(frame);
         // Connection-level frames (KeepAlive) are never held: only the channels' answers are late.
         const held = frame.code !== PacketType.KEEPALIVE && (this.holding === dir || (this.holding === null && this.holdFrom?.(dir, frame) === true));
@@ -85,7 +88,10 @@ export class FrameProxy {
           continue;
         }
         to.write(bytes);
-        if (this.silenceAfter?.(dir, frame)) this.silent = true;
+        if (this.silenceAfter?.(dir, frame)) {
+          state.silent = true;
+          this.silenceAfter = null;
+        }
       }
     });
   }
