@@ -182,6 +182,11 @@ class Suite implements SvcSuite {
       try {
         const rows = db.prepare('SELECT updatedinfo AS u, infostatus AS s, COUNT(*) AS n FROM runner GROUP BY updatedinfo, infostatus').all() as Array<{ u: number; s: string; n: number }>;
         parts.push(`hosta rows (updatedinfo/infostatus: count): ${rows.map((r) => `${r.u}/${r.s}: ${r.n}`).join(', ')}`);
+        // Where the in-flight (RUNNING) transfers wait, by the step their row reached: globalstep 0-1
+        // with rank 0 = before or at the Request answer (the partner's pre-tasks), 2 = data,
+        // 3 = post-tasks, i.e. at or after the EndTransfer answer.
+        const waits = db.prepare('SELECT globalstep AS g, globallaststep AS l, CASE WHEN rank > 0 THEN 1 ELSE 0 END AS r, COUNT(*) AS n FROM runner WHERE updatedinfo = 5 GROUP BY g, l, r ORDER BY n DESC LIMIT 10').all() as Array<{ g: number; l: number; r: number; n: number }>;
+        if (waits.length > 0) parts.push(`hosta RUNNING rows by step (globalstep/laststep, rank>0: count): ${waits.map((w) => `${w.g}/${w.l}${w.r ? ' rank>0' : ''}: ${w.n}`).join(', ')}`);
       } finally {
         db.close();
       }
