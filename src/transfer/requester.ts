@@ -79,7 +79,9 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   } catch (err) {
     const e = toR66Error(err);
     const retryable = e.code === ErrorCode.ConnectionImpossible || e.code === ErrorCode.Disconnection;
-    return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable };
+    // A retryable failure is written TOSUBMIT at once: the caller decides (retry or INERROR), and
+    // the row never shows a transient INERROR between the two writes.
+    return { ...(await failBeforeSession(core, row, e.code, e.message, retryable)), retryable };
   }
   const { channel, partner } = opened;
   const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: true, isSender });
