@@ -8,11 +8,14 @@
  * it with
  *
  *   npx tsc -p tsconfig.json --outDir /tmp/micro --noEmit false --declaration false && \
- *     node /tmp/micro/bench/micro-transfer.js [small N] [conc N] [large MiB] [digest] [profile]
+ *     node /tmp/micro/bench/micro-transfer.js [small N] [conc N] [large MiB] [digest] [profile] [statements]
  *
  * Each figure is printed as a JSON line; the CPU seconds are of this process (both hosts).
+ * `statements` also counts the SQLite statements run (better-sqlite3 run/all/get) per transfer and
+ * prints them by SQL text, with the time spent in each (a little overhead on the CPU figures).
  */
 import { writeFile } from 'node:fs/promises';
+import SqliteDatabase from 'better-sqlite3';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Digest } from '../src/model/digest.js';
@@ -25,15 +28,17 @@ interface Options {
   largeMiB: number;
   md5: boolean;
   profile: boolean;
+  statements: boolean;
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { small: 300, concurrent: 0, largeMiB: 0, md5: false, profile: false };
+  const o: Options = { small: 300, concurrent: 0, largeMiB: 0, md5: false, profile: false, statements: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const n = Number(argv[i + 1]);
     if (a === 'digest') o.md5 = true;
     else if (a === 'profile') o.profile = true;
+    else if (a === 'statements') o.statements = true;
     else if (a === 'small' || a === 'conc' || a === 'large') {
       if (a === 'small') o.small = n;
       else if (a === 'conc') o.concurrent = n;
@@ -49,16 +54,63 @@ function cpuSeconds(start: NodeJS.CpuUsage): number {
   return (u.user + u.system) / 1e6;
 }
 
+/** Statements run per SQL text (count, nanoseconds), when counting is on (see countStatements). */
+let statementCounts: Map<string, [number, bigint]> | null = null;
+
+/** Wraps better-sqlite3's statements so each run/all/get is counted and timed by its SQL text. */
+function countStatements(): void {
+  statementCounts = new Map();
+  const dbProto = SqliteDatabase.prototype as unknown as { prepare(sql: string): object };
+  const prepare = dbProto.prepare;
+  let wrapped = false;
+  dbProto.prepare = function (this: unknown, sqlText: string): object {
+    const stmt = prepare.call(this, sqlText);
+    if (!wrapped) {
+      wrapped = true;
+      const proto = Object.getPrototypeOf(stmt) as Record<string, (...args: unknown[]) => unknown>;
+      for (const method of ['run', 'all', 'get']) {
+        const original = proto[method]!;
+        proto[method] = function (this: { source: string }, ...args: unknown[]): unknown {
+          const t0 = process.hrtime.bigint();
+          try {
+            return original.apply(this, args);
+          } finally {
+            const entry = statementCounts?.get(this.source) ?? [0, 0n];
+            entry[0]++;
+            entry[1] += process.hrtime.bigint() - t0;
+            statementCounts?.set(this.source, entry);
+          }
+        };
+      }
+    }
+    return stmt;
+  };
+}
+
+function printStatements(label: string, count: number): void {
+  if (statementCounts === null) return;
+  const rows = [...statementCounts].sort((x, y) => y[1][0] - x[1][0]);
+  const total = rows.reduce((n, [, [c]]) => n + c, 0);
+  console.log(JSON.stringify({ label, statementsPerTransfer: +(total / count).toFixed(2) }));
+  for (const [sqlText, [c, ns]] of rows) {
+    console.log(`  ${(c / count).toFixed(2)} per transfer, ${(Number(ns) / 1000 / c).toFixed(0)} us each: ${sqlText.replace(/\s+/g, ' ').slice(0, 120)}`);
+  }
+  statementCounts.clear();
+}
+
 async function timed(label: string, count: number, bytes: number, run: () => Promise<void>): Promise<void> {
+  statementCounts?.clear();
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   await run();
   const s = (performance.now() - t0) / 1000;
   console.log(JSON.stringify({ label, count, seconds: +s.toFixed(3), perSecond: +(count / s).toFixed(1), MBps: +(bytes / s / 1e6).toFixed(1), cpuMsPerItem: +((cpuSeconds(cpu) * 1000) / count).toFixed(2), rssMB: Math.round(process.memoryUsage().rss / 1e6) }));
+  printStatements(label, count);
 }
 
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
+  if (o.statements) countStatements();
   const a = await makeHost('microa', { digest: Digest.SHA256, rankSaveBlocks: 1024 });
   const b = await makeHost('microb', { digest: Digest.SHA256, rankSaveBlocks: 1024 });
   const hosts: TestHost[] = [a, b];
