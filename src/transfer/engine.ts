@@ -5,7 +5,6 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { stat } from 'node:fs/promises';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
@@ -15,9 +14,9 @@ import type { RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
 import { forwardRestart, transferControlHandlers } from './control.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
-import { removeQuietly, resolveLocalFile, ruleDirectories } from './placement.js';
+import { removeQuietly, ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';
-import { runRequester } from './requester.js';
+import { runRequester, type FirstAttempt } from './requester.js';
 import { LocalControlError } from './session.js';
 import { BandwidthShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
@@ -117,15 +116,18 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * (unknown rule, unknown partner, missing local file to send...).
    */
   async transfer(req: TransferRequest): Promise<TransferOutcome> {
-    const record = await this.createRecord(req, UpdatedInfo.UNKNOWN);
+    // The new row is inserted by the first attempt's first write (just before its Request, or its
+    // failure's), with the attempt's columns: one INSERT instead of an INSERT and an UPDATE.
+    const { record, file, inserted } = await this.createRecord(req, UpdatedInfo.UNKNOWN, false);
+    const first: FirstAttempt = { inserted, file };
     if (req.stream !== undefined) {
       const through = throughOf(record, req.stream);
-      const outcome = await this.runWithRetries(record, 0, through);
+      const outcome = await this.runWithRetries(record, 0, through, first);
       // A sink that did not get the whole file is destroyed, never ended as if complete.
       if ('sink' in through && outcome.code !== ErrorCode.CompleteOk && !through.sink.writableEnded) through.sink.destroy(new Error(outcome.message || outcome.code.meaning));
       return outcome;
     }
-    return this.runWithRetries(record, this.opts.connectRetries ?? 0);
+    return this.runWithRetries(record, this.opts.connectRetries ?? 0, null, first);
   }
 
   /** Like transfer(), refusing a rule of the receive direction (client `send`). */
@@ -147,7 +149,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    */
   async submitLater(req: TransferRequest): Promise<bigint> {
     if (req.stream !== undefined) throw new R66Error('a through transfer (stream) runs now: it cannot be submitted for later', ErrorCode.IncorrectCommand);
-    const record = await this.createRecord(req, UpdatedInfo.TOSUBMIT);
+    const { record } = await this.createRecord(req, UpdatedInfo.TOSUBMIT, true);
     return record.specialId;
   }
 
@@ -161,9 +163,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return runRequester(this.core, record);
   }
 
-  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null): Promise<TransferOutcome> {
+  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null, first?: FirstAttempt): Promise<TransferOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await runRequester(this.core, record, through);
+      const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined);
       if (!outcome.retryable || attempt >= retries || this.closed) {
         const { retryable: _r, ...rest } = outcome;
         if (!outcome.retryable) return rest;
@@ -282,8 +284,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return rule;
   }
 
-  /** The RUNNER row of a new transfer with this host as requester (database.md §6, §9.1). */
-  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo): Promise<TransferRecord> {
+  /**
+   * The RUNNER row of a new transfer with this host as requester (database.md §6, §9.1), with the
+   * sender's local file as stat() found it. `insert = false` leaves a new row to the first
+   * attempt's first write (`inserted` says whether the row is in RUNNER already).
+   */
+  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo, insert: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean }> {
     const host = await this.opts.store.hosts.get(req.partner);
     if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
     if (req.partner === this.opts.identity.hostId || req.partner === this.opts.identity.sslHostId) {
@@ -296,7 +302,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
         existing.updatedInfo = updatedInfo === UpdatedInfo.TOSUBMIT ? UpdatedInfo.TOSUBMIT : existing.updatedInfo;
         if (req.start) existing.start = req.start;
         await this.core.runner.update(existing);
-        return existing;
+        return { record: existing, file: null, inserted: true };
       }
     }
     const rule = await this.findRule(req.rule);
@@ -304,9 +310,10 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     const mode = req.stream !== undefined ? throughVariant(base) : base;
     const isSender = isSendMode(mode);
     let size = -1;
+    let file: LocalFile | null = null;
     if (isSender && req.stream === undefined) {
-      const file = await resolveLocalFile(ruleDirectories(rule, this.opts.directories), req.file);
-      size = (await stat(file)).size;
+      file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file);
+      size = file.size;
     }
     const specialId = req.id ?? (await this.opts.store.nextTransferId());
     let fileInfo = req.fileInfo ?? 'noinfo';
@@ -328,8 +335,8 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     };
     // A stream of the wrong direction is refused before anything is written.
     if (req.stream !== undefined) throughOf(record, req.stream);
-    await this.core.runner.insert(record);
-    return record;
+    if (insert) await this.core.runner.insert(record);
+    return { record, file, inserted: insert };
   }
 
   /** The hooks tasks of one transfer get (TRANSFER submits, RESCHEDULE resubmits this one). */

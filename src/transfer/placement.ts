@@ -89,13 +89,14 @@ export async function resolveSendFile(dirs: RuleDirectories, requested: string):
   return candidate;
 }
 
-/** The requester as sender: its own file, absolute or relative to the rule's send directory. */
-export async function resolveLocalFile(dirs: RuleDirectories, file: string): Promise<string> {
-  return (await statLocalFile(dirs, file)).path;
+/** A local file to send, as one stat() found it. */
+export interface LocalFile {
+  path: string;
+  size: number;
 }
 
-/** resolveLocalFile() with the file's size, from the same stat (one system call per small transfer less). */
-export async function statLocalFile(dirs: RuleDirectories, file: string): Promise<{ path: string; size: number }> {
+/** The requester as sender: its own file, absolute or relative to the rule's send directory, and its size. */
+export async function statLocalFile(dirs: RuleDirectories, file: string): Promise<LocalFile> {
   const abs = path.isAbsolute(file) ? file : path.join(dirs.out, file);
   const st = await stat(abs).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw notFound(file);

@@ -88,6 +88,8 @@ async function receiveData(s: TransferSession): Promise<void> {
   const held = s.workHandle;
   s.workHandle = null;
   if (sink && held) await held.close();
+  // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
+  const fresh = held !== null && sink === null;
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   let closed = false;
   let writes: WriteWindow | undefined;
@@ -147,19 +149,28 @@ async function receiveData(s: TransferSession): Promise<void> {
         await window.drain();
         // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
         await fh.datasync();
-        // The size from this handle: endOfData() needs no second stat of the path.
-        let length = (await fh.stat()).size;
+        // The size: what this loop wrote to a file of its own, else from this handle (a reopened
+        // work file may hold more than the restart rewrote); endOfData() needs no stat of the path.
+        let length = fresh ? highest : sink ? sink.written : (await fh.stat()).size;
         if (highest > 0 && length > highest) {
           await fh.truncate(highest);
           length = highest;
         }
-        await fh.close();
+        // The close goes on while the checks and the rename run (renaming an open file is fine);
+        // it has ended, and its error counts, before the answer goes out.
+        const closing = fh.close();
+        closing.catch(() => undefined);
         closed = true;
         if (sink) s.throughWritten = length = sink.written;
         // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
         // a post-task list writes them before its first task runs (RunnerRow.stage()).
         s.row.stage({ rank: r.rank });
-        await endOfData(s, p.hash, globalDigest, globalAlgo, length);
+        try {
+          // endOfData() waits for the close before any post-task, and fails with its error.
+          await endOfData(s, p.hash, globalDigest, globalAlgo, length, closing);
+        } finally {
+          await closing.catch(() => undefined);
+        }
         await s.row.flush();
         await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
         return;
@@ -181,7 +192,7 @@ async function receiveData(s: TransferSession): Promise<void> {
 }
 
 /** Checks at EndTransfer (§9.4 steps 2-4), then moves the file and runs the post-tasks. */
-async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null, length: number): Promise<void> {
+async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null, length: number, closing: Promise<void>): Promise<void> {
   const r = s.record;
   const file = s.file as string;
   if (s.size > 0 && (length !== s.size || length === 0)) {
@@ -206,6 +217,8 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
     // Staged: the caller writes it right after the post-tasks, or the first post-task does.
     s.row.stage({ filename: target, isMoved: true });
   }
+  // Post-tasks see a closed file: only the checks and the rename run beside the close.
+  await closing;
   try {
     await s.postTasks();
   } catch (err) {
@@ -256,33 +269,90 @@ function decompressBlock(data: Buffer): Buffer {
   }
 }
 
-/** Writes in flight at most (each holds its block's frame until written). */
-const WRITE_WINDOW = 8;
+/** Bytes queued behind the write in flight before the data loop waits (back-pressure on the channel). */
+const WRITE_QUEUE_BYTES = 1 << 20;
+/** Largest single writev: the queue is written in pieces of at most this many bytes. */
+const WRITE_BATCH_BYTES = 1 << 20;
 
-/** A bounded set of positional writes in flight; the first failure is reported by the next call. */
+/**
+ * The receiver's file writes: one write in flight at a time, and the blocks that arrive meanwhile
+ * written together by the next one (a single writev when their positions follow each other). Writes
+ * to one file are serialised by the file system anyway (ext4's inode lock): several in flight only
+ * queued in the thread pool, one thread-pool round trip per block; batched, a small file of four
+ * blocks takes one or two. The first failure is reported by the next call.
+ */
 class WriteWindow {
-  private readonly inFlight = new Set<Promise<void>>();
+  private queue: Array<{ data: Buffer; position: number }> = [];
+  private queuedBytes = 0;
+  private running: Promise<void> | null = null;
   private failure: Error | null = null;
 
   constructor(private readonly fh: FileHandle) {}
 
   async write(data: Buffer, position: number): Promise<void> {
     if (this.failure) throw this.failure;
-    const p: Promise<void> = writeAll(this.fh, data, position).then(
-      () => void this.inFlight.delete(p),
-      (err: unknown) => {
-        this.inFlight.delete(p);
-        this.failure ??= err as Error;
-      },
-    );
-    this.inFlight.add(p);
-    if (this.inFlight.size >= WRITE_WINDOW) await Promise.race(this.inFlight);
+    this.queue.push({ data, position });
+    this.queuedBytes += data.length;
+    this.running ??= this.pump();
+    if (this.queuedBytes >= WRITE_QUEUE_BYTES) await this.running;
     if (this.failure) throw this.failure;
   }
 
   async drain(): Promise<void> {
-    await Promise.all(this.inFlight);
+    while (this.running) await this.running;
     if (this.failure) throw this.failure;
+  }
+
+  /** Writes the queue until it is empty, a run of consecutive blocks per call. */
+  private async pump(): Promise<void> {
+    try {
+      while (this.queue.length > 0 && this.failure === null) {
+        const run = takeConsecutive(this.queue, WRITE_BATCH_BYTES);
+        const bytes = run.reduce((n, b) => n + b.data.length, 0);
+        this.queuedBytes -= bytes;
+        await writeRun(this.fh, run.map((b) => b.data), (run[0] as { position: number }).position, bytes);
+      }
+    } catch (err) {
+      this.failure ??= err as Error;
+    } finally {
+      this.running = null;
+    }
+  }
+}
+
+/** Removes and returns the longest run at the head of `queue` whose blocks follow each other on disk. */
+function takeConsecutive(queue: Array<{ data: Buffer; position: number }>, maxBytes: number): Array<{ data: Buffer; position: number }> {
+  const first = queue[0] as { data: Buffer; position: number };
+  let end = first.position + first.data.length;
+  let bytes = first.data.length;
+  let n = 1;
+  while (n < queue.length) {
+    const b = queue[n] as { data: Buffer; position: number };
+    if (b.position !== end || bytes + b.data.length > maxBytes) break;
+    end += b.data.length;
+    bytes += b.data.length;
+    n++;
+  }
+  return queue.splice(0, n);
+}
+
+/** Writes `buffers` at `position` as one run, going on after a short write. */
+async function writeRun(fh: FileHandle, buffers: Buffer[], position: number, total: number): Promise<void> {
+  if (buffers.length === 1) return writeAll(fh, buffers[0] as Buffer, position);
+  const { bytesWritten } = await fh.writev(buffers, position);
+  if (bytesWritten >= total) return;
+  // A short writev (rare: a full disk or a signal): the rest block by block.
+  let skip = bytesWritten;
+  let at = position;
+  for (const b of buffers) {
+    if (skip >= b.length) {
+      skip -= b.length;
+      at += b.length;
+      continue;
+    }
+    await writeAll(fh, b.subarray(skip), at + skip);
+    at += b.length;
+    skip = 0;
   }
 }
 

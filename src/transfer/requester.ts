@@ -17,7 +17,7 @@ import {
 import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
-import { ruleDirectories, statLocalFile } from './placement.js';
+import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { prepareWorkFile, runReceiver } from './receiver.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
@@ -46,12 +46,22 @@ async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCo
 }
 
 /**
+ * What the engine already knows on a new transfer's first attempt: whether its row is in RUNNER
+ * yet (a new row is inserted by the attempt's first write, with the attempt's columns) and the
+ * local file it just found (no second stat a few microseconds later).
+ */
+export interface FirstAttempt {
+  inserted: boolean;
+  file: LocalFile | null;
+}
+
+/**
  * Runs one attempt of the transfer `record` (a RUNNER row of this host as requester). Never
  * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
  * caller whether the failure may be retried (connection impossible, partner overloaded).
  */
-export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null): Promise<TransferOutcome & { retryable: boolean }> {
-  const row = new RunnerRow(core.runner, record);
+export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt): Promise<TransferOutcome & { retryable: boolean }> {
+  const row = new RunnerRow(core.runner, record, first?.inserted ?? true);
   const key = runningKey(record);
   if (core.running.has(key)) {
     return { record: { ...record }, code: ErrorCode.QueryStillRunning, message: `transfer ${record.specialId} is already running`, file: null, retryable: false };
@@ -64,7 +74,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   let size = -1;
   if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
     try {
-      ({ path: localFile, size } = await statLocalFile(dirs, record.filename || record.originalName));
+      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName)));
     } catch (err) {
       const e = toR66Error(err);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
@@ -152,7 +162,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       s.size = Number(answer.length);
     }
     // Staged: written with the pre-tasks' first write, or the data phase's first (RunnerRow.stage()).
-    s.row.stageAll();
+    // Only the columns the answer may change: a whole-row UPDATE rewrites every RUNNER index entry.
+    s.row.stage({ blockSize: r.blockSize, rank: r.rank, originalName: r.originalName });
     if (r.rank > 0) core.logger.info({ id: String(r.specialId), rank: r.rank, partner: s.partner.hostId }, 'transfer resumed');
     const fileBefore = s.file;
     await s.preTasks();

@@ -2,7 +2,7 @@
  * Through modes (r66-protocol.md §4 modes 5-8) on the requester: the data comes from an
  * application's Readable (send-through) or goes to its Writable (recv-through) instead of a file.
  * The wire is the base mode's. The data loops keep their file-handle calls: these adapters answer
- * the few the loops make (sequential `read`/`write`, `datasync`, `sync`, `stat`, `truncate`,
+ * the few the loops make (sequential `read`/`readv`/`write`/`writev`, `datasync`, `sync`, `stat`, `truncate`,
  * `close`). A stream cannot seek, so a through transfer always starts at rank 0 and a rewind asked
  * by the partner fails the transfer.
  */
@@ -43,6 +43,16 @@ export function throughSourceHandle(source: Readable): FileHandle {
       offset += filled;
       return { bytesRead: filled, buffer };
     },
+    /** The sender's batched reads: the buffers filled one after the other, as a file's readv. */
+    async readv(buffers: Buffer[], position: number): Promise<{ bytesRead: number; buffers: Buffer[] }> {
+      let bytesRead = 0;
+      for (const b of buffers) {
+        const { bytesRead: n } = await handle.read(b, 0, b.length, position + bytesRead);
+        bytesRead += n;
+        if (n < b.length) break;
+      }
+      return { bytesRead, buffers };
+    },
     async close(): Promise<void> {
       if (!ended) await chunks.return?.();
     },
@@ -72,6 +82,12 @@ export function throughSinkHandle(sink: Writable): ThroughSink {
       return new Promise((resolve, reject) => {
         sink.write(data.subarray(from, from + length), (err) => (err ? reject(err) : resolve({ bytesWritten: length, buffer: data })));
       });
+    },
+    /** The receiver's batched writes: one write per buffer, in order. */
+    async writev(buffers: Buffer[], position: number): Promise<{ bytesWritten: number; buffers: Buffer[] }> {
+      let bytesWritten = 0;
+      for (const b of buffers) bytesWritten += (await handle.write(b, 0, b.length, position + bytesWritten)).bytesWritten;
+      return { bytesWritten, buffers };
     },
     async datasync(): Promise<void> {},
     async sync(): Promise<void> {},
