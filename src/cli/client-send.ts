@@ -8,7 +8,7 @@ import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import { createTaskRegistry } from '../tasks/index.js';
-import { TransferEngine, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
+import { TransferEngine, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
 import { argsField, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
@@ -50,13 +50,16 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
   return outcome.code === ErrorCode.Warning || outcome.record.infoStatus === ErrorCode.Warning ? 1 : 0;
 }
 
-/** Runs one transfer and shapes its result; never throws for a transfer failure. */
-async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs): Promise<DirectResult> {
+/**
+ * Runs one transfer and shapes its result; never throws for a transfer failure. `prepared`: its
+ * creation, started earlier (msend prepares the next file while the current one runs).
+ */
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>): Promise<DirectResult> {
   const started = Date.now();
   const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
   let outcome: TransferOutcome;
   try {
-    outcome = await engine.transfer(req);
+    outcome = await engine.run(await (prepared ?? engine.prepare(req)));
   } catch (err) {
     if (!(err instanceof R66Error)) throw err;
     // No transfer record could be created: the original's "Unknown" failure.
@@ -160,8 +163,19 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
           blocks.push({ status: 2, body: new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`) });
           continue;
         }
-        for (const file of files) {
-          const result = await runDirect(ctx, session, engine, baseRequest(partnerId, known.idRule, file, targs), targs);
+        const request = (file: string): TransferRequest => baseRequest(partnerId, known.idRule, file, targs);
+        // The next file's creation (checks, id, stat) runs while this one waits for the partner.
+        const prepare = (file: string | undefined): Promise<PreparedTransfer> | undefined => {
+          if (file === undefined) return undefined;
+          const p = engine.prepare(request(file));
+          p.catch(() => undefined);
+          return p;
+        };
+        let next = prepare(files[0]);
+        for (let i = 0; i < files.length; i++) {
+          const current = next;
+          next = prepare(files[i + 1]);
+          const result = await runDirect(ctx, session, engine, request(files[i] as string), targs, current);
           blocks.push(result);
           if (result.exit === 0) ok++;
           else ko++;

@@ -74,12 +74,27 @@ export function partnerDirectoryFrom(
   findHost: (hostId: string) => Promise<Host | undefined>,
   decryptHex: (hex: string) => Buffer,
 ): PartnerDirectory {
+  // The same stored key decrypts to the same password: DES once per key text, not once per
+  // transfer (a channel to a partner looks it up each time). A changed key is a new entry.
+  const clear = new Map<string, Buffer>();
+  const decrypt = (hex: string): Buffer => {
+    let password = clear.get(hex);
+    if (password === undefined) {
+      password = decryptHex(hex);
+      if (clear.size >= DECRYPTED_KEYS_KEPT) clear.clear();
+      clear.set(hex, password);
+    }
+    return Buffer.from(password);
+  };
   return {
     async find(hostId) {
       const host = await findHost(hostId);
       if (host === undefined) return undefined;
       const hex = host.hostKey === null ? '' : host.hostKey.toString('latin1').trim();
-      return { host, password: hex.length === 0 ? null : decryptHex(hex) };
+      return { host, password: hex.length === 0 ? null : decrypt(hex) };
     },
   };
 }
+
+/** Decrypted partner keys kept by a directory (one per partner in practice). */
+const DECRYPTED_KEYS_KEPT = 1024;

@@ -116,12 +116,26 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * (unknown rule, unknown partner, missing local file to send...).
    */
   async transfer(req: TransferRequest): Promise<TransferOutcome> {
+    return this.run(await this.prepare(req));
+  }
+
+  /**
+   * The creation half of transfer(): checks, ids and the local file, without writing anything yet.
+   * A caller running transfers one after another (msend) prepares the next one while the current
+   * one waits for its partner. Throws like transfer() when no transfer can be created.
+   */
+  async prepare(req: TransferRequest): Promise<PreparedTransfer> {
     // The new row is inserted by the first attempt's first write (just before its Request, or its
     // failure's), with the attempt's columns: one INSERT instead of an INSERT and an UPDATE.
     const { record, file, inserted } = await this.createRecord(req, UpdatedInfo.UNKNOWN, false);
-    const first: FirstAttempt = { inserted, file };
-    if (req.stream !== undefined) {
-      const through = throughOf(record, req.stream);
+    const through = req.stream !== undefined ? throughOf(record, req.stream) : null;
+    return { record, through, first: { inserted, file } };
+  }
+
+  /** The running half of transfer(): the attempts of a prepared transfer, to its end. */
+  async run(prepared: PreparedTransfer): Promise<TransferOutcome> {
+    const { record, through, first } = prepared;
+    if (through !== null) {
       const outcome = await this.runWithRetries(record, 0, through, first);
       // A sink that did not get the whole file is destroyed, never ended as if complete.
       if ('sink' in through && outcome.code !== ErrorCode.CompleteOk && !through.sink.writableEnded) through.sink.destroy(new Error(outcome.message || outcome.code.meaning));
@@ -356,6 +370,13 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       records: { save: async () => void (await this.core.runner.update(record)) },
     };
   }
+}
+
+/** A transfer created by TransferEngine.prepare(), not started (and not in RUNNER) yet. */
+export interface PreparedTransfer {
+  readonly record: TransferRecord;
+  readonly through: ThroughStream | null;
+  readonly first: FirstAttempt;
 }
 
 /** The through variant of a mode: 1->5, 2->6, 3->7, 4->8 (through modes unchanged). */

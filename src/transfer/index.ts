@@ -15,7 +15,7 @@ export type {
   BandwidthLimits, ControlResult, RuleSource, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef,
   TransferRequest,
 } from './types.js';
-export { TransferEngine } from './engine.js';
+export { TransferEngine, type PreparedTransfer } from './engine.js';
 export { TransferScheduler, type TransferSchedulerOptions } from './scheduler.js';
 export { BandwidthShaper, TokenBucket, combineLimits, normaliseLimits } from './shaper.js';
 export { stopOrCancelCommand } from './control.js';

@@ -93,6 +93,8 @@ async function receiveData(s: TransferSession): Promise<void> {
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   let closed = false;
   let writes: WriteWindow | undefined;
+  // The sync and close started as soon as the announced size is on its way to disk (see below).
+  let finishing: Promise<void> | null = null;
   try {
     const r = s.record;
     const blockSize = r.blockSize;
@@ -126,6 +128,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         if (s.size > 0 && blockSize * (expected - 1) > s.size) {
           throw new R66Error(`Too much data transferred: rank ${expected} for a size of ${s.size}`, ErrorCode.TransferError);
         }
+        if (finishing !== null) throw new R66Error(`Too much data transferred: rank ${expected} after the whole size of ${s.size}`, ErrorCode.TransferError);
         const data = s.compression ? decompressBlock(p.data) : p.data;
         if (blockDigest) {
           blockDigest.update(data);
@@ -143,24 +146,39 @@ async function receiveData(s: TransferSession): Promise<void> {
         r.rank = expected;
         if (s.shaper) await pauseReading(s, p.data.length);
         if (await checkpoints.tick()) s.core.emitProgress(progressOf(s));
+        // The whole announced size is written (or being written) to a file of this attempt: its sync
+        // and close run now, while the sender saves its state and sends EndTransfer, not after it.
+        if (fresh && s.size > 0 && highest >= s.size) {
+          finishing = window.drain().then(() => fh.datasync()).then(() => fh.close());
+          finishing.catch(() => undefined);
+          closed = true;
+        }
         continue;
       }
       if (p.kind === 'endTransfer' && p.way === 0) {
-        await window.drain();
-        // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
-        await fh.datasync();
-        // The size: what this loop wrote to a file of its own, else from this handle (a reopened
-        // work file may hold more than the restart rewrote); endOfData() needs no stat of the path.
-        let length = fresh ? highest : sink ? sink.written : (await fh.stat()).size;
-        if (highest > 0 && length > highest) {
-          await fh.truncate(highest);
+        let closing: Promise<void>;
+        let length: number;
+        if (finishing !== null) {
+          await finishing;
+          closing = finishing;
           length = highest;
+        } else {
+          await window.drain();
+          // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
+          await fh.datasync();
+          // The size: what this loop wrote to a file of its own, else from this handle (a reopened
+          // work file may hold more than the restart rewrote); endOfData() needs no stat of the path.
+          length = fresh ? highest : sink ? sink.written : (await fh.stat()).size;
+          if (highest > 0 && length > highest) {
+            await fh.truncate(highest);
+            length = highest;
+          }
+          // The close goes on while the checks and the rename run (renaming an open file is fine);
+          // it has ended, and its error counts, before the answer goes out.
+          closing = fh.close();
+          closing.catch(() => undefined);
+          closed = true;
         }
-        // The close goes on while the checks and the rename run (renaming an open file is fine);
-        // it has ended, and its error counts, before the answer goes out.
-        const closing = fh.close();
-        closing.catch(() => undefined);
-        closed = true;
         if (sink) s.throughWritten = length = sink.written;
         // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
         // a post-task list writes them before its first task runs (RunnerRow.stage()).
@@ -182,6 +200,8 @@ async function receiveData(s: TransferSession): Promise<void> {
       throw unexpectedPacket(s, p, 'Data');
     }
   } finally {
+    // An early sync and close that failed, or a data phase that failed after it started: settled first.
+    await finishing?.catch(() => undefined);
     if (!closed) {
       await writes?.drain().catch(() => undefined);
       // A through sink is destroyed, not ended: the application must not take a part for the whole.

@@ -19,7 +19,8 @@ import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { prepareWorkFile, runReceiver } from './receiver.js';
-import { runSender } from './sender.js';
+import { MAX_DIGEST, runSender } from './sender.js';
+import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession, toR66Error } from './session.js';
 import type { ThroughStream } from './through.js';
@@ -108,6 +109,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
     const retryable = [ErrorCode.ServerOverloaded, ErrorCode.Disconnection, ErrorCode.ConnectionImpossible, ErrorCode.QueryStillRunning].includes(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
     return { ...outcome, retryable };
   } finally {
+    await session.release();
     core.running.delete(key);
     channel.close();
   }
@@ -140,6 +142,12 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       fileInformation: r.fileInfo,
     };
     await s.row.set({ rank });
+    // A sender without pre-tasks knows its file already: its first blocks are read while the
+    // partner prepares the answer (the data pump takes them if the answer keeps rank and block size).
+    if (s.isSender && s.through === null && s.file !== null && r.globalLastStep < TaskStep.POSTTASK && !s.hasTasks('pre')) {
+      s.earlyReader = BlockReader.open(s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size);
+      s.earlyReader.catch(() => undefined);
+    }
     await s.channel.send(request);
     const answer = await awaitAnswer(s, 'the Request answer');
     if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);

@@ -7,7 +7,6 @@
  * file straight behind the frame header, digests are updated on that buffer, the header is written
  * in place, and the next block waits when the socket is above its high-water mark.
  */
-import { open } from 'node:fs/promises';
 import { compress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
 import { TaskStep } from '../model/transfer.js';
@@ -15,6 +14,7 @@ import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
+import { BlockReader } from './block-reader.js';
 import { RankCheckpoints } from './persistence.js';
 import { throughSourceHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
@@ -23,16 +23,7 @@ import type { TransferOutcome } from './types.js';
 /** zstd level of the original's codec (r66-protocol.md §11). */
 const ZSTD_LEVEL = 3;
 /** Largest block digest: SHA-512; CRC32/ADLER32 octal text is at most 11 bytes. */
-const MAX_DIGEST = 64;
-/** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
-const READ_BATCH_BYTES = 256 * 1024;
-
-/** Frames filled by one readv; `full` when the file may go on after them. */
-interface ReadBatch {
-  frames: Buffer[];
-  bytesRead: number;
-  full: boolean;
-}
+export const MAX_DIGEST = 64;
 
 /** Runs the sender's side to the end; returns the outcome (errors included). */
 export async function runSender(s: TransferSession): Promise<TransferOutcome> {
@@ -49,6 +40,8 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     await s.channel.send({ kind: 'endTransfer', request: 7, way: 0, hash });
     const answer = await awaitAnswer(s, 'the EndTransfer answer');
     if (answer.kind !== 'endTransfer' || answer.way !== 1) throw unexpected(answer, 'the EndTransfer answer');
+    // Post-tasks may move or delete the file: its handle is closed first.
+    await s.sourceClosed;
     await s.postTasks();
     // The post-task transitions (staged without tasks) are in RUNNER before EndRequest says done.
     await s.row.flush();
@@ -72,18 +65,13 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
  * session is aborted.
  */
 async function pumpData(s: TransferSession): Promise<string> {
-  const file = s.file;
-  const source = s.through !== null && 'source' in s.through ? s.through.source : null;
-  if (file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
-  const fh = source !== null ? throughSourceHandle(source) : await open(file as string, 'r');
-  const pending: { current: Promise<unknown> | null } = { current: null };
+  const blockSize = s.record.blockSize;
+  const room = s.md5 ? MAX_DIGEST : 0;
+  const reader = await openReader(s, blockSize, room);
   try {
-    const blockSize = s.record.blockSize;
     let rank = s.record.rank;
-    let position = rank * blockSize;
     const blockDigest = s.md5 ? createR66Digest(s.partner.capabilities.digest) : null;
     const globalDigest = s.core.identity.globalDigest ? createR66Digest(s.core.identity.digest) : null;
-    const room = blockDigest ? MAX_DIGEST : 0;
     let peer: Packet | Error | null = null;
     // One pending receive: any packet from the receiver during the data phase ends it (§9.7).
     const watch = s.next().then(
@@ -92,33 +80,11 @@ async function pumpData(s: TransferSession): Promise<string> {
     );
     const checkpoints = new RankCheckpoints(() => s.row.saveRank(), s.core.rankSaveBlocks);
     let sent = 0;
-    // Blocks are read a batch at a time (one readv into the frames, one thread-pool round trip
-    // for a small file), and the next batch while the current one goes out (disk and socket overlap).
-    const perBatch = Math.max(1, Math.floor(READ_BATCH_BYTES / blockSize));
-    const readBatch = async (at: number): Promise<ReadBatch> => {
-      const left = s.size > at ? Math.ceil((s.size - at) / blockSize) : 1;
-      const frames = Array.from({ length: Math.min(perBatch, left) }, () => Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + blockSize + room));
-      const { bytesRead } = await fh.readv(frames.map((f) => f.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + blockSize)), at);
-      return { frames, bytesRead, full: bytesRead === frames.length * blockSize };
-    };
-    let nextRead: Promise<ReadBatch> | null = readBatch(position);
-    pending.current = nextRead;
-    let batch: ReadBatch | null = null;
-    let index = 0;
     for (;;) {
       if (peer !== null) break;
-      if (batch === null || index >= batch.frames.length || index * blockSize >= batch.bytesRead) {
-        if (batch !== null && !batch.full) break;
-        if (nextRead === null) break;
-        batch = await nextRead;
-        index = 0;
-        nextRead = batch.full ? readBatch(position + batch.bytesRead) : null;
-        pending.current = nextRead;
-        if (batch.bytesRead === 0) break;
-      }
-      const frame = batch.frames[index] as Buffer;
-      const bytesRead = Math.min(blockSize, batch.bytesRead - index * blockSize);
-      index++;
+      const block = await reader.next();
+      if (block === null) break;
+      const { frame, bytesRead } = block;
       const data = frame.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + bytesRead);
       globalDigest?.update(data);
       let digest: Buffer | null = null;
@@ -140,7 +106,6 @@ async function pumpData(s: TransferSession): Promise<string> {
       if (peer !== null) break;
       await s.channel.sendFrame(out.subarray(0, size));
       rank++;
-      position += bytesRead;
       sent++;
       s.bytes += bytesRead;
       s.record.rank = rank;
@@ -162,10 +127,25 @@ async function pumpData(s: TransferSession): Promise<string> {
     });
     return sent > 0 && globalDigest ? digestHex(globalDigest.digest()) : '';
   } finally {
-    // A read still in flight (the transfer ended early) must settle before the file closes.
-    await pending.current?.catch(() => undefined);
-    await fh.close();
+    // Closed once a read still in flight settled; the post-tasks wait for it, the EndTransfer does not.
+    s.sourceClosed = reader.close();
   }
+}
+
+/** The reader the requester opened while it waited for the answer, when it still fits; else a new one. */
+async function openReader(s: TransferSession, blockSize: number, room: number): Promise<BlockReader> {
+  const early = s.earlyReader;
+  s.earlyReader = null;
+  const position = s.record.rank * blockSize;
+  if (early !== null) {
+    const reader = await early.catch(() => null);
+    if (reader !== null && reader.blockSize === blockSize && reader.room === room && reader.startPosition === position && s.through === null) return reader;
+    await reader?.close();
+  }
+  const source = s.through !== null && 'source' in s.through ? s.through.source : null;
+  if (s.file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
+  if (source !== null) return new BlockReader(throughSourceHandle(source), blockSize, room, position, -1);
+  return BlockReader.open(s.file as string, blockSize, room, position, s.size);
 }
 
 export function progressOf(s: TransferSession): import('./types.js').TransferProgress {

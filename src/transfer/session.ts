@@ -10,6 +10,7 @@ import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isMd5Mode, type Rule } from '../model/rule.js';
 import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
+import type { BlockReader } from './block-reader.js';
 import { R66Error, RemoteError } from '../net/errors.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
@@ -68,6 +69,10 @@ export class TransferSession {
   through: ThroughStream | null = null;
   /** Bytes the through sink received (the receiver's size check). */
   throughWritten = 0;
+  /** The sender's reader, opened by the requester while it waits for the Request answer (block-reader.ts). */
+  earlyReader: Promise<BlockReader> | null = null;
+  /** The close of the sender's file, which the data pump does not wait for. */
+  sourceClosed: Promise<void> | null = null;
   private errorTasksDone = false;
 
   constructor(init: SessionInit) {
@@ -91,6 +96,14 @@ export class TransferSession {
 
   get logger(): EngineCore['logger'] {
     return this.core.logger;
+  }
+
+  /** Closes what the data phase left open (an unused early reader, the source file being closed). */
+  async release(): Promise<void> {
+    const early = this.earlyReader;
+    this.earlyReader = null;
+    await early?.then((r) => r.close(), () => undefined);
+    await this.sourceClosed;
   }
 
   /** Ends the session locally: the next wait or block sees `err`. */

@@ -1,0 +1,98 @@
+/**
+ * The sender's reads (design.md §5): blocks are read straight into their frame buffers, behind the
+ * frame header, a batch of blocks per readv (one thread-pool round trip for a small file), and the
+ * next batch while the current one goes out (disk and socket overlap).
+ *
+ * A requester that sends can open its reader while it waits for the Request answer
+ * (requester.ts): the file's first batch is then read before the answer arrives. The data pump
+ * takes it only when the answer kept the block size and the rank it was opened for.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { DATA_FRAME_PREFIX_SIZE } from '../protocol/index.js';
+
+/** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
+const READ_BATCH_BYTES = 256 * 1024;
+
+/** One block: its frame buffer (data at DATA_FRAME_PREFIX_SIZE) and its length. */
+export interface ReadBlock {
+  frame: Buffer;
+  bytesRead: number;
+}
+
+/** Frames filled by one readv; `full` when the file may go on after them. */
+interface ReadBatch {
+  at: number;
+  frames: Buffer[];
+  bytesRead: number;
+  full: boolean;
+}
+
+export class BlockReader {
+  private nextRead: Promise<ReadBatch> | null;
+  private batch: ReadBatch | null = null;
+  private index = 0;
+  private readonly perBatch: number;
+  private closing: Promise<void> | null = null;
+
+  /**
+   * `size` (-1 unknown) only bounds the first batches' buffers; the reads go on to the end of the
+   * file. `room` is the space kept after each block for its digest.
+   */
+  constructor(
+    private readonly fh: FileHandle,
+    readonly blockSize: number,
+    readonly room: number,
+    readonly startPosition: number,
+    private readonly size: number,
+  ) {
+    this.perBatch = Math.max(1, Math.floor(READ_BATCH_BYTES / blockSize));
+    this.nextRead = this.readBatch(startPosition);
+    // A reader dropped before its first block (the answer changed the plan) must not leave an
+    // unhandled rejection behind; next() still sees the error.
+    this.nextRead.catch(() => undefined);
+  }
+
+  /** Opens `file` and starts reading its first batch at `position`. */
+  static async open(file: string, blockSize: number, room: number, position: number, size: number): Promise<BlockReader> {
+    return new BlockReader(await open(file, 'r'), blockSize, room, position, size);
+  }
+
+  /** The next block, or null at the end of the file. */
+  async next(): Promise<ReadBlock | null> {
+    const b = this.batch;
+    if (b === null || this.index >= b.frames.length || this.index * this.blockSize >= b.bytesRead) {
+      if ((b !== null && !b.full) || this.nextRead === null) return null;
+      const batch = await this.nextRead;
+      this.batch = batch;
+      this.index = 0;
+      // Ends with the block that fills the batch only partly; a full one may be followed by more.
+      this.nextRead = batch.full ? this.readBatch(batch.at + batch.bytesRead) : null;
+      this.nextRead?.catch(() => undefined);
+      if (batch.bytesRead === 0) return null;
+    }
+    const batch = this.batch as ReadBatch;
+    const frame = batch.frames[this.index] as Buffer;
+    const bytesRead = Math.min(this.blockSize, batch.bytesRead - this.index * this.blockSize);
+    this.index++;
+    return { frame, bytesRead };
+  }
+
+  /**
+   * Closes the file once the read in flight settled; the returned promise never rejects (a read-only
+   * handle has nothing to lose). The data pump does not wait for it: the sender's post-tasks do.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.nextRead?.catch(() => undefined);
+      await this.fh.close().catch(() => undefined);
+    })();
+    return this.closing;
+  }
+
+  private async readBatch(at: number): Promise<ReadBatch> {
+    const left = this.size > at ? Math.ceil((this.size - at) / this.blockSize) : 1;
+    const frames = Array.from({ length: Math.min(this.perBatch, left) }, () => Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + this.blockSize + this.room));
+    const { bytesRead } = await this.fh.readv(frames.map((f) => f.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + this.blockSize)), at);
+    return { at, frames, bytesRead, full: bytesRead === frames.length * this.blockSize };
+  }
+}
