@@ -138,7 +138,8 @@ export class TransferScheduler {
     const run = (async () => {
       let end: AttemptEnd;
       try {
-        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running });
+        // No RUNNING write of its own here: the attempt writes RUNNING with its first write, before
+        // its Request (or its failure), and `inFlight` keeps the next scans off the row meanwhile.
         const outcome = await this.opts.engine.runOnce(record);
         // A partner that shut down comes back: its notice is retried like a lost connection.
         const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
@@ -176,7 +177,8 @@ export class TransferScheduler {
   /** Retry (TOSUBMIT `delayretry` later, counted in the row) or give up (INERROR), or reset the count. */
   private async settle(keyCols: RowKey, end: AttemptEnd): Promise<void> {
     const { runner } = this.opts;
-    const row = (await runner.get(keyCols)) ?? end.fallback;
+    // An attempt that ended normally returns its row as it wrote it: no need to read it back.
+    const row = end.recordCode ? ((await runner.get(keyCols)) ?? end.fallback) : end.fallback;
     const max = this.opts.retries ?? SCHEDULED_RETRIES;
     // Above the limit: the scheduler gave up before and the row was resubmitted (fresh count).
     const stored = retriesOf(row.transferInfo);
