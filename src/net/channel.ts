@@ -48,18 +48,23 @@ export class LocalChannel {
    * ConnectionError), a Disconnection when the connection went, else a local end.
    */
   get closeReason(): Error | null {
-    return this.closedFlag ? this.ended : null;
+    return this.closedFlag ? this.endError() : null;
+  }
+
+  /** Why the channel ended; a local close without a reason reads as a local Disconnection. */
+  private endError(): Error {
+    return (this.ended ??= disconnected('local channel closed'));
   }
 
   /** Sends a packet; resolves once the socket accepted it (waits for drain under back-pressure). */
   send(packet: Packet): Promise<void> {
-    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    if (this.closedFlag) return Promise.reject(this.endError());
     return this.connection.sendPacket(this.remoteId, this.localId, packet);
   }
 
   /** Sends already encoded parts (one allocation for the whole frame). */
   sendParts(parts: PacketParts): Promise<void> {
-    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    if (this.closedFlag) return Promise.reject(this.endError());
     return this.connection.sendParts(this.remoteId, this.localId, parts);
   }
 
@@ -68,7 +73,7 @@ export class LocalChannel {
    * ids from `remoteId`/`localId`): the data path uses this to avoid copying blocks.
    */
   sendFrame(frame: Buffer): Promise<void> {
-    if (this.closedFlag) return Promise.reject(this.ended ?? disconnected('local channel already closed'));
+    if (this.closedFlag) return Promise.reject(this.endError());
     return this.connection.writeFrame(frame);
   }
 
@@ -79,7 +84,7 @@ export class LocalChannel {
       if (this.queue.length === QUEUE_LOW) this.connection.resumeReading(this);
       return Promise.resolve(queued);
     }
-    if (this.ended) return Promise.reject(this.ended);
+    if (this.closedFlag) return Promise.reject(this.endError());
     return new Promise<Packet>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
@@ -122,11 +127,13 @@ export class LocalChannel {
    * close packet, r66-protocol.md §3.3); a side that ends a conversation the peer still waits on
    * sends an Error first (see acceptor.ts endChannel()).
    */
-  close(reason: Error = disconnected('local channel closed')): void {
+  close(reason?: Error): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
-    this.ended = reason;
-    for (const w of this.waiters.splice(0)) w.reject(reason);
+    // The default reason is built only when someone reads it (an Error's stack costs, and almost
+    // every conversation ends with a plain close nobody waits on).
+    this.ended = reason ?? null;
+    for (const w of this.waiters.splice(0)) w.reject(this.endError());
     this.connection.resumeReading(this);
     this.connection.releaseChannel(this);
   }

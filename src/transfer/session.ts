@@ -178,10 +178,11 @@ export class TransferSession {
   }
 
   /** Runs this side's list for `step`, persisting the record the tasks changed. */
-  async runTasks(step: TaskListStep, error: { code: ErrorCodeInfo; message: string } | null = null, startIndex = 0): Promise<TaskListOutcome & { ctx: TaskContext }> {
+  async runTasks(step: TaskListStep, error: { code: ErrorCodeInfo; message: string } | null = null, startIndex = 0): Promise<TaskListOutcome & { rescheduled: boolean }> {
     const list = tasksFor(this.rule, this.isSender ? 'sender' : 'receiver', step);
+    // No context for an empty list: most rules have none, and it is built for every step.
+    if (list.length === 0) return { status: 'success', warning: false, rescheduled: false };
     const ctx = this.taskContext(step, error);
-    if (list.length === 0) return { status: 'success', warning: false, ctx };
     const outcome = await runTaskList(list, ctx, {
       registry: this.core.tasks,
       startIndex,
@@ -191,7 +192,7 @@ export class TransferSession {
     });
     this.file = ctx.currentFile;
     await this.row.saveAll();
-    return { ...outcome, ctx };
+    return { ...outcome, rescheduled: ctx.rescheduled };
   }
 
   /** True when this side has tasks for `step` in its rule. */
@@ -272,7 +273,7 @@ export class TransferSession {
       try {
         await this.row.set({ globalStep: TaskStep.ERRORTASK, step: 0, infoStatus: code });
         const out = await this.runTasks('error', { code, message: r66.message });
-        rescheduled = out.ctx.rescheduled || out.status === 'rescheduled';
+        rescheduled = out.rescheduled || out.status === 'rescheduled';
       } catch (taskErr) {
         this.logger.warn({ err: (taskErr as Error).message }, 'error tasks failed');
       }
