@@ -63,6 +63,8 @@ export interface FirstAttempt {
  */
 export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt): Promise<TransferOutcome & { retryable: boolean }> {
   const row = new RunnerRow(core.runner, record, first?.inserted ?? true);
+  // As created (engine or asend/masend) and never tried: no step, no rank, no status yet.
+  const neverStartedBefore = record.globalLastStep === TaskStep.NOTASK && record.rank === 0 && record.stepStatus === ErrorCode.Unknown;
   const key = runningKey(record);
   if (core.running.has(key)) {
     return { record: { ...record }, code: ErrorCode.QueryStillRunning, message: `transfer ${record.specialId} is already running`, file: null, retryable: false };
@@ -99,6 +101,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   session.file = localFile ?? (record.isMoved || record.globalLastStep >= TaskStep.TRANSFERTASK ? record.filename : null);
   session.size = size;
   session.through = through;
+  session.neverStartedBefore = neverStartedBefore;
   core.running.set(key, { record, abort: (e) => session.abort(e) });
   core.emitStart(record);
   try {

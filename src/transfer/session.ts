@@ -69,6 +69,11 @@ export class TransferSession {
   through: ThroughStream | null = null;
   /** Bytes the through sink received (the receiver's size check). */
   throughWritten = 0;
+  /**
+   * The requester's row had never been attempted (set by runRequester): a partner that calls it
+   * finished is telling about another transfer with the same id.
+   */
+  neverStartedBefore = false;
   /** The sender's reader, opened by the requester while it waits for the Request answer (block-reader.ts). */
   earlyReader: Promise<BlockReader> | null = null;
   /** The close of the sender's file, which the data pump does not wait for. */
@@ -244,6 +249,7 @@ export class TransferSession {
     const r66 = toR66Error(err);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;
+    let failure = r66;
     if (!remote && code === ErrorCode.Shutdown) {
       // A local shutdown tells the partner with the notice, the receiver giving its rank (§9.12).
       await this.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: this.isSender ? null : this.record.rank })).catch(() => undefined);
@@ -263,16 +269,20 @@ export class TransferSession {
       if (!this.isSender && !this.record.isMoved) await removeQuietly(this.file);
     }
     if (code === ErrorCode.QueryAlreadyFinished && this.isSender) {
-      // The partner already has it all: done here too (§9.7).
-      return this.complete();
+      // The partner already has it all: done here too (§9.7). Not for a transfer this host never
+      // started before: its id is one the partner knows from another transfer (two databases
+      // handing out the same ids), and nothing was sent.
+      if (!this.neverStartedBefore) return this.complete();
+      failure = new R66Error(idCollisionMessage(this.record.specialId, this.partner.hostId), code);
+      this.logger.error({ id: String(this.record.specialId), partner: this.partner.hostId }, failure.message);
     }
-    this.logger.info({ id: String(this.record.specialId), code: code.char, err: r66.message }, 'transfer in error');
+    this.logger.info({ id: String(this.record.specialId), code: code.char, err: failure.message }, 'transfer in error');
     let rescheduled = false;
     if (!this.errorTasksDone && this.record.globalStep !== TaskStep.ERRORTASK) {
       this.errorTasksDone = true;
       try {
         await this.row.set({ globalStep: TaskStep.ERRORTASK, step: 0, infoStatus: code });
-        const out = await this.runTasks('error', { code, message: r66.message });
+        const out = await this.runTasks('error', { code, message: failure.message });
         rescheduled = out.rescheduled || out.status === 'rescheduled';
       } catch (taskErr) {
         this.logger.warn({ err: (taskErr as Error).message }, 'error tasks failed');
@@ -283,13 +293,23 @@ export class TransferSession {
     } catch (dbErr) {
       this.logger.error({ err: (dbErr as Error).message }, 'cannot record the transfer error');
     }
-    return this.outcome(code, r66.message);
+    return this.outcome(code, failure.message);
   }
 
   /** The local file name as this host shows it on the wire (virtual under the home when possible). */
   wireName(): string {
     return this.file === null ? this.record.filename : virtualOrAbsolute(this.dirs.home, this.file);
   }
+}
+
+/**
+ * Why a new transfer's id was refused as "already finished": the ids of two databases overlap (a
+ * client database and the server's, both started from the time of their initdb, database.md §7).
+ */
+function idCollisionMessage(id: bigint, partner: string): string {
+  return `${partner} already finished a transfer with id ${id} from this host, but this transfer never sent its data: `
+    + 'the transfer ids of two databases of this host collide (each sequence starts at the time of its initdb). '
+    + 'Nothing was sent. Give one database its own range with initdb -minimalSeq, then send again.';
 }
 
 function virtualOrAbsolute(home: string, abs: string): string {

@@ -1,9 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode, type Rule, type RuleTask } from '../../src/model/rule.js';
-import { UpdatedInfo } from '../../src/model/transfer.js';
+import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { grantSystemRole, introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
@@ -97,6 +97,24 @@ describe('task lists and transfer orders', () => {
     await a.store.runner.updateState({ ...first.record }, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: 0, globalLastStep: 0 });
     const again = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt', id: first.record.specialId });
     expect(again.code).toBe(ErrorCode.CompleteOk);
+  });
+
+  it('a new transfer whose id the partner knows as finished (ids of two databases collide) ends in error, nothing sent', async () => {
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'new content');
+    const id = 4_242_424_242n;
+    const now = new Date();
+    // hostb finished another transfer from hosta with this id (hosta's other database gave it out).
+    await b.store.runner.insert({
+      specialId: id, requester: 'hosta', requested: 'hostb', ownerReq: 'hostb', globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK,
+      step: 0, rank: 1, blockSize: 65536, mode: TransferMode.SENDMODE, updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk,
+      infoStatus: ErrorCode.CompleteOk, retrieveMode: false, isMoved: true, start: now, stop: now, idRule: 'send', filename: 'other.txt',
+      originalName: 'other.txt', fileInfo: 'noinfo', transferInfo: '{}',
+    });
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt', id });
+    expect(out.code).toBe(ErrorCode.QueryAlreadyFinished);
+    expect(out.message).toMatch(/ids of two databases of this host collide.*-minimalSeq/);
+    expect(await a.row({ specialId: id, requester: 'hosta', requested: 'hostb' })).toMatchObject({ updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, infoStatus: ErrorCode.QueryAlreadyFinished });
+    expect(await readdir(b.dirs.in)).toEqual([]);
   });
 
   it('a blocked host answers l; a transfer to oneself is refused with L', async () => {
