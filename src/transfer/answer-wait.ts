@@ -1,6 +1,8 @@
 /**
  * Waiting for an answer the partner may legitimately take long to give: the Request answer comes
- * after the partner's pre-tasks, the EndTransfer answer after its post-tasks. The original
+ * after the partner's pre-tasks, the EndTransfer answer after its post-tasks; the receiver's Data
+ * after the sender's pre-tasks (and at the pace of a bandwidth limit), its EndRequest after the
+ * sender's post-tasks. The original
  * requester waits `timeoutcon` for the Request answer and then switches to "wait for end"
  * (r66-protocol.md §12): it keeps waiting as long as the channel and its connection live. So do we,
  * but a silent connection is checked: after each `timeoutcon` without the answer a KeepAlive goes

@@ -14,6 +14,7 @@ import { unexpected } from '../net/commands/unexpected.js';
 import {
   createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
 } from '../protocol/index.js';
+import { awaitAnswer } from './answer-wait.js';
 import { RankCheckpoints } from './persistence.js';
 import { createWorkFile, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
@@ -67,12 +68,12 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
       await receiveData(s);
     } else {
       // Restart after the data phase: the sender sends EndTransfer at once (§9.4).
-      const p = await s.next(undefined, 'EndTransfer');
+      const p = await awaitAnswer(s, 'EndTransfer');
       if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
       await s.row.flush();
       await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
     }
-    const end = await s.next(undefined, 'EndRequest');
+    const end = await awaitAnswer(s, 'EndRequest');
     if (end.kind !== 'endRequest' || end.way !== 0) throw unexpected(end, 'EndRequest');
     const outcome = await s.complete();
     await s.channel.send({ kind: 'endRequest', code: end.code, way: 1, info: '' }).catch(() => undefined);
@@ -115,7 +116,7 @@ async function receiveData(s: TransferSession): Promise<void> {
       await s.row.saveRank();
     }, s.core.rankSaveBlocks);
     for (;;) {
-      const p = await s.next(undefined, 'Data');
+      const p = await awaitAnswer(s, 'Data');
       if (p.kind === 'data') {
         if (p.rank !== expected) {
           if (p.rank < expected && rewinds < MAX_REWINDS) {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
+import { UpdatedInfo } from '../../src/model/transfer.js';
 import { PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { FrameProxy } from './frame-proxy.js';
@@ -64,5 +65,41 @@ describe('requester waits with a silent partner', () => {
     proxy.release();
     const outcome = await transfer;
     expect(outcome.code).toBe(ErrorCode.CompleteOk);
+  });
+});
+
+describe('receiver waits with a silent sender', () => {
+  let a: TestHost;
+  let b: TestHost;
+  let proxy: FrameProxy;
+
+  beforeEach(async () => {
+    a = await makeHost('hosta');
+    b = await makeHost('hostb', { limits: { timeoutCon: TIMEOUTCON } });
+    await introduce(a, b);
+    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
+    proxy = await FrameProxy.start(b.listener.port);
+    const entry = (await a.directory.find('hostb'))!;
+    a.directory.set({ ...entry, host: { ...entry.host, port: proxy.port } });
+    await writeFile(path.join(a.dirs.out, 'a.txt'), 'some data');
+  });
+  afterEach(async () => {
+    await proxy.close();
+    await a.close();
+    await b.close();
+  });
+
+  it('a receiver whose sender goes silent after the Request answer (no KeepAlive answer either) ends the transfer in D', async () => {
+    proxy.silenceAfter = (dir, f) => dir === 'fromPartner' && f.code === PacketType.REQUEST;
+    const transfer = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'a.txt' });
+    const row = await waitFor(async () => {
+      const r = (await b.store.runner.list())[0];
+      return r !== undefined && r.updatedInfo !== UpdatedInfo.RUNNING ? r : undefined;
+    }, { what: 'hostb ends its side of the transfer' });
+    expect(row).toMatchObject({ updatedInfo: UpdatedInfo.INERROR, infoStatus: ErrorCode.Disconnection });
+    expect(proxy.seen.fromPartner).toContain(PacketType.KEEPALIVE);
+    // hosta ends once its connection is gone (hostb closed it) or at its close.
+    await a.close();
+    expect((await transfer).code).not.toBe(ErrorCode.CompleteOk);
   });
 });
