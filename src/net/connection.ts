@@ -133,11 +133,31 @@ export class Connection extends EventEmitter {
   }
 
   sendParts(dstId: number, srcId: number, parts: PacketParts): Promise<void> {
-    return this.writeFrame(encodeEnvelopeFrame(dstId, srcId, parts));
+    return this.writeCommand(encodeEnvelopeFrame(dstId, srcId, parts));
   }
 
   sendPacket(dstId: number, srcId: number, packet: Packet): Promise<void> {
-    return this.writeFrame(encodeFrame(dstId, srcId, packet));
+    return this.writeCommand(encodeFrame(dstId, srcId, packet));
+  }
+
+  /** True while the socket is corked for the commands of this turn of the event loop. */
+  private corked = false;
+
+  /**
+   * A command frame (everything but the data path's blocks): the socket is corked until the end of
+   * this turn of the event loop, so the answers that many channels produce in the same turn leave
+   * in one system call (and wake the partner once) instead of one each.
+   */
+  private writeCommand(frame: Buffer): Promise<void> {
+    if (!this.corked && !this.socket.destroyed) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
+    return this.writeFrame(frame);
   }
 
   /**
