@@ -77,6 +77,12 @@ export class LocalChannel {
     return this.connection.writeFrame(frame);
   }
 
+  /** sendFrame() for several frames in one write (see Connection.writeFrames()). */
+  sendFrames(frames: readonly Buffer[]): Promise<void> {
+    if (this.closedFlag) return Promise.reject(this.endError());
+    return this.connection.writeFrames(frames);
+  }
+
   /** The next packet of this channel; rejects when the channel ends first or after `timeoutMs`. */
   receive(timeoutMs?: number, what = 'the partner'): Promise<Packet> {
     const queued = this.queue.shift();

@@ -172,6 +172,21 @@ export class Connection extends EventEmitter {
     return this.whenDrained();
   }
 
+  /**
+   * Writes whole frames in one system call (the data path's blocks of one read batch). Like
+   * writeFrame(), resolves at once when the socket stays under its high-water mark, else at 'drain'.
+   */
+  writeFrames(frames: readonly Buffer[]): Promise<void> {
+    if (frames.length === 1) return this.writeFrame(frames[0] as Buffer);
+    if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
+    this.lastActivity = Date.now();
+    this.socket.cork();
+    let below = true;
+    for (const f of frames) below = this.socket.write(f);
+    this.socket.uncork();
+    return below ? Promise.resolve() : this.whenDrained();
+  }
+
   private whenDrained(): Promise<void> {
     this.drainWaiter ??= new Promise<void>((resolve, reject) => {
       const done = (): void => {

@@ -57,6 +57,12 @@ export class BlockReader {
     return new BlockReader(await open(file, 'r'), blockSize, room, position, size);
   }
 
+  /** True when next() has a block read already (it will not wait for the disk). */
+  get hasReadBlock(): boolean {
+    const b = this.batch;
+    return b !== null && this.index < b.frames.length && this.index * this.blockSize < b.bytesRead;
+  }
+
   /** The next block, or null at the end of the file. */
   async next(): Promise<ReadBlock | null> {
     const b = this.batch;

@@ -78,10 +78,20 @@ async function pumpData(s: TransferSession): Promise<string> {
       (p) => (peer = p),
       (e: unknown) => (peer = e as Error),
     );
-    const checkpoints = new RankCheckpoints(() => s.row.saveRank(), s.core.rankSaveBlocks);
     let sent = 0;
+    // The frames of one read batch go out in one write (one system call, one wake-up of the
+    // receiver), written before any wait: for the disk, the pace of a limit, or a RANK save.
+    const unsent: Buffer[] = [];
+    const flush = async (): Promise<void> => {
+      if (unsent.length > 0) await s.channel.sendFrames(unsent.splice(0));
+    };
+    const checkpoints = new RankCheckpoints(async () => {
+      await flush();
+      await s.row.saveRank();
+    }, s.core.rankSaveBlocks);
     for (;;) {
       if (peer !== null) break;
+      if (!reader.hasReadBlock) await flush();
       const block = await reader.next();
       if (block === null) break;
       const { frame, bytesRead } = block;
@@ -102,9 +112,12 @@ async function pumpData(s: TransferSession): Promise<string> {
       }
       if (digest) digest.copy(out, DATA_FRAME_PREFIX_SIZE + payload);
       const size = encodeDataPacketHeader(out, 0, s.channel.remoteId, s.channel.localId, rank, payload, digest?.length ?? 0);
-      if (s.shaper) await s.shaper.pace(size);
+      if (s.shaper) {
+        await flush();
+        await s.shaper.pace(size);
+      }
       if (peer !== null) break;
-      await s.channel.sendFrame(out.subarray(0, size));
+      unsent.push(out.subarray(0, size));
       rank++;
       sent++;
       s.bytes += bytesRead;
@@ -112,6 +125,8 @@ async function pumpData(s: TransferSession): Promise<string> {
       if (await checkpoints.tick()) s.core.emitProgress(progressOf(s));
       if (bytesRead < blockSize) break;
     }
+    // After the partner spoke (an Error) what is left unsent stays unsent.
+    if (peer === null) await flush();
     // Let a packet that arrived with the last block be seen before EndTransfer goes out.
     await new Promise((resolve) => setImmediate(resolve));
     if (peer !== null) {
