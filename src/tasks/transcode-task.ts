@@ -1,11 +1,13 @@
 /**
  * TRANSCODE (tasks.md §8): re-encode the current file into a new file between two character
- * sets, and/or convert its line endings. Charset names are the original's Java names; they are
- * mapped onto iconv-lite (EBCDIC code pages such as IBM297 are not available there).
+ * sets, and/or convert its line endings. Charset names are the original's Java names: the EBCDIC
+ * code pages iconv-lite lacks (IBM297, IBM01147, ...) come from ./ebcdic.ts, the others are mapped
+ * onto iconv-lite.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { ErrorCode } from '../model/error-code.js';
+import { ebcdicCodec, type Codec } from './ebcdic.js';
 import { resolveTaskPath } from './paths.js';
 import { pipelineA } from './substitution.js';
 import { errorText, failure, success, type TaskImplementation } from './task.js';
@@ -14,9 +16,17 @@ const CR = Buffer.from([0x0d]);
 const CRLF = Buffer.from([0x0d, 0x0a]);
 
 /** iconv-lite name for a Java charset name, or null when unsupported. */
-export function codecName(javaName: string): string | null {
+function iconvName(javaName: string): string | null {
   const candidates = [javaName, javaName.replace(/^x-/i, ''), javaName.replace(/^(x-)?IBM0*/i, 'cp'), javaName.replace(/^(x-)?IBM0*/i, 'ibm')];
   return candidates.find((c) => iconv.encodingExists(c)) ?? null;
+}
+
+/** The codec of a Java charset name: an EBCDIC page, else iconv-lite's; null when unsupported. */
+export function codecFor(javaName: string): Codec | null {
+  const ebcdic = ebcdicCodec(javaName);
+  if (ebcdic) return ebcdic;
+  const name = iconvName(javaName);
+  return name === null ? null : { decode: (data) => iconv.decode(data, name), encode: (text) => iconv.encode(text, name) };
 }
 
 /** CR before every LF not already preceded by CR. */
@@ -87,12 +97,12 @@ const transcodeTask: TaskImplementation = {
       }
       return success();
     }
-    const from = codecName(o.from);
-    const to = codecName(o.to);
+    const from = codecFor(o.from);
+    const to = codecFor(o.to);
     if (!from || !to) return failure(`${type}: unsupported charset ${!from ? o.from : o.to}`);
     const out = o.newFile ? resolveTaskPath(ctx, o.newFile) : `${file}.${o.extension ?? 'transcode'}`;
     try {
-      await writeFile(out, iconv.encode(iconv.decode(await readFile(file), from), to));
+      await writeFile(out, to.encode(from.decode(await readFile(file))));
     } catch (err) {
       return failure(`${type}: cannot transcode ${file} into ${out}: ${errorText(err)}`);
     }
