@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Selectable, SqlBool, Updateable } from 'kysely';
-import { parseErrorCode } from '../../model/error-code.js';
+import { ERROR_CODES, parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
 import type { Database, RunnerTable } from '../db-types.js';
@@ -10,6 +10,8 @@ import { affected, upsertRow, type RepoContext } from './context.js';
 
 const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const;
 const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
+/** Step status codes greater than 'O' compared as plain strings (code units), for the "clean". */
+const CODES_ABOVE_O = ERROR_CODES.map((c) => c.char).filter((c) => c > 'O');
 
 /**
  * RUNNER on a relational database. Called once per transfer state change (not per block): each
@@ -124,10 +126,12 @@ export class SqlRunnerRepository implements RunnerRepository {
   }
 
   async markFinishedAsDone(ownerReq: string): Promise<number> {
-    // STEPSTATUS > 'O' is the original's literal string comparison (database.md §6): kept as is.
+    // STEPSTATUS > 'O' is the original's literal string comparison (database.md §6), kept as is but
+    // written as the list of codes above 'O': a case-insensitive or linguistic collation (MariaDB's,
+    // PostgreSQL's outside "C") would otherwise put the lower-case codes ('d', 'f', ...) below 'O'.
     return affected(await this.ctx.db.updateTable('runner').set({ updatedinfo: UpdatedInfo.DONE })
       .where('ownerreq', '=', ownerReq).where('globallaststep', '=', 4)
-      .where('updatedinfo', 'not in', [UpdatedInfo.DONE, UpdatedInfo.UNKNOWN]).where('stepstatus', '>', 'O').execute());
+      .where('updatedinfo', 'not in', [UpdatedInfo.DONE, UpdatedInfo.UNKNOWN]).where('stepstatus', 'in', CODES_ABOVE_O).execute());
   }
 
   private condition(eb: ExpressionBuilder<Database, 'runner'>, f: TransferFilter): Expression<SqlBool> {
