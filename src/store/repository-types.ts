@@ -114,6 +114,11 @@ export interface TransferListOptions {
 export interface RunnerRepository {
   /** Fails with StoreError when the key exists. */
   insert(record: TransferRecord): Promise<void>;
+  /**
+   * Inserts every record, each row as {@link insert} writes it, all or nothing (one transaction,
+   * or the caller's): fails with StoreError, inserting none, when any key exists.
+   */
+  insertMany(records: readonly TransferRecord[]): Promise<void>;
   /** Inserts or replaces every column (imports, the requested side of a restarted transfer). */
   upsert(record: TransferRecord): Promise<void>;
   get(key: TransferKey): Promise<TransferRecord | undefined>;

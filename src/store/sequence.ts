@@ -42,28 +42,69 @@ export async function ensureSequence(exec: Exec, dialect: DialectName, existing:
   return 'table';
 }
 
+/** The largest block of ids {@link nextIds} hands out at once. */
+export const MAX_ID_BLOCK = 10_000;
+
+const SEQUENCE_MAX = 9223372036854775807n;
+
 /** The next transfer id. `inTransaction`: `db` is already a transaction (MySQL needs one). */
 export async function nextId(db: Kysely<Database>, dialect: DialectName, kind: SequenceKind, names: TableNames, inTransaction: boolean): Promise<bigint> {
+  return (await nextIds(db, dialect, kind, names, inTransaction, 1))[0] as bigint;
+}
+
+/**
+ * `n` new transfer ids in ascending order, taken from the sequence in one statement (two in one
+ * transaction on the MySQL table). On the Sequences table (SQLite, MySQL, MariaDB fallback) the
+ * block is the `n` values before one increment by `n`, so consecutive; on a real sequence
+ * (PostgreSQL, MariaDB) each is a `nextval` of one statement: distinct, and consecutive unless
+ * another session draws from the sequence at the same instant.
+ */
+export async function nextIds(db: Kysely<Database>, dialect: DialectName, kind: SequenceKind, names: TableNames, inTransaction: boolean, n: number): Promise<bigint[]> {
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_ID_BLOCK) throw new RangeError(`cannot take ${n} transfer ids at once (0 to ${MAX_ID_BLOCK})`);
+  if (n === 0) return [];
   if (kind === 'sequence') {
     const query = dialect === 'postgresql'
-      ? sql<{ id: unknown }>`select nextval('runseq') as id`
-      : sql<{ id: unknown }>`select next value for ${sql.id(names.get('runseq'))} as id`;
-    return readBig((await query.execute(db)).rows[0]?.id);
+      ? sql<{ id: unknown }>`select nextval('runseq') as id from generate_series(1, cast(${n} as integer))`
+      : n === 1
+        ? sql<{ id: unknown }>`select next value for ${sql.id(names.get('runseq'))} as id`
+        : sql<{ id: unknown }>`with recursive t(i) as (select 1 union all select i + 1 from t where i < ${n}) select next value for ${sql.id(names.get('runseq'))} as id from t`;
+    const ids = (await query.execute(db)).rows.map((r) => readBig(r.id));
+    if (ids.length !== n) throw new StoreError(`the transfer id sequence RUNSEQ gave ${ids.length} values instead of ${n}`);
+    return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
   if (dialect === 'sqlite') {
-    const rows = await sql<{ id: unknown }>`update Sequences set seq = seq + 1 where name = 'RUNSEQ' returning seq - 1 as id`.execute(db);
+    // One statement: the increment and the value before it. The bound keeps SQLite from turning an
+    // overflowing sum into a floating-point value.
+    // (bigint parameters: better-sqlite3 binds a number as a REAL, which would round the sum.)
+    const step = BigInt(n);
+    const rows = await sql<{ id: unknown }>`update Sequences set seq = seq + ${step} where name = 'RUNSEQ' and seq <= ${SEQUENCE_MAX - step} returning seq - ${step} as id`.execute(db);
     const id = rows.rows[0]?.id;
-    if (id === undefined) throw new StoreError('the transfer id sequence (row RUNSEQ of table Sequences) is missing: run initdb');
-    return readBig(id);
+    if (id === undefined) {
+      const row = await sql<{ seq: unknown }>`select seq from Sequences where name = 'RUNSEQ'`.execute(db);
+      if (row.rows.length === 0) throw new StoreError('the transfer id sequence (row RUNSEQ of table Sequences) is missing: run initdb');
+      throw exhausted(n);
+    }
+    return block(readBig(id), n);
   }
-  const readAndIncrement = async (trx: Kysely<Database>): Promise<bigint> => {
+  const readAndIncrement = async (trx: Kysely<Database>): Promise<bigint[]> => {
     const row = await trx.selectFrom('sequences').select('seq').where('name', '=', 'RUNSEQ').forUpdate().executeTakeFirst();
     if (!row) throw new StoreError('the transfer id sequence (row RUNSEQ of table Sequences) is missing: run initdb');
     const id = readBig(row.seq);
-    await trx.updateTable('sequences').set({ seq: id + 1n }).where('name', '=', 'RUNSEQ').execute();
-    return id;
+    if (id > SEQUENCE_MAX - BigInt(n)) throw exhausted(n);
+    await trx.updateTable('sequences').set({ seq: id + BigInt(n) }).where('name', '=', 'RUNSEQ').execute();
+    return block(id, n);
   };
   return inTransaction ? readAndIncrement(db) : db.transaction().execute(readAndIncrement);
+}
+
+function block(first: bigint, n: number): bigint[] {
+  const ids = new Array<bigint>(n);
+  for (let i = 0; i < n; i++) ids[i] = first + BigInt(i);
+  return ids;
+}
+
+function exhausted(n: number): StoreError {
+  return new StoreError(`the transfer id sequence (row RUNSEQ of table Sequences) cannot give ${n} more ids: it is at its maximum; restart it with initdb -minimalSeq`);
 }
 
 /** Restarts the sequence at `value` (`initdb -minimalSeq`, database.md §7). */

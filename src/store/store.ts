@@ -13,7 +13,7 @@ import { SqlRuleRepository } from './repositories/rules.js';
 import { SqlRunnerRepository } from './repositories/runner.js';
 import type { Repositories } from './repository-types.js';
 import { createSchema, readSchemaVersion, upgradeSchema, type InitSchemaOptions, type UpgradeResult } from './schema.js';
-import { nextId, resetSequence, type SequenceKind } from './sequence.js';
+import { nextId, nextIds, resetSequence, type SequenceKind } from './sequence.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -25,7 +25,9 @@ export interface OpenStoreOptions {
 
 /** The repositories of one transaction, plus id generation inside it. */
 export interface TransactionScope extends Repositories {
+  /** Taken from the sequence inside the transaction. */
   nextTransferId(): Promise<bigint>;
+  nextTransferIds(n: number): Promise<bigint[]>;
 }
 
 /** An open database: one repository per table, schema management, id generation. */
@@ -42,6 +44,12 @@ export interface Store extends Repositories {
   isInitialised(): Promise<boolean>;
   /** A new transfer id (signed 64-bit, may be negative). */
   nextTransferId(): Promise<bigint>;
+  /**
+   * `n` (at most 10000) new transfer ids, ascending, reserved in one statement: consecutive on the
+   * Sequences table (SQLite, MySQL); on a real sequence (PostgreSQL, MariaDB) consecutive unless
+   * another session draws at the same instant (sequence.ts nextIds).
+   */
+  nextTransferIds(n: number): Promise<bigint[]>;
   /** `initdb -minimalSeq N`. */
   resetTransferIdSequence(value: bigint): Promise<void>;
   /** Runs `fn` in one database transaction; rolled back when it throws. */
@@ -114,6 +122,10 @@ class SqlStore implements Store {
     return nextId(this.conn.db, this.dialect, await this.kind(), this.conn.tableNames, false);
   }
 
+  async nextTransferIds(n: number): Promise<bigint[]> {
+    return nextIds(this.conn.db, this.dialect, await this.kind(), this.conn.tableNames, false, n);
+  }
+
   async resetTransferIdSequence(value: bigint): Promise<void> {
     await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, this.dialect, await this.kind(), this.conn.tableNames, value);
   }
@@ -124,6 +136,7 @@ class SqlStore implements Store {
       const scope: TransactionScope = {
         ...repositories(trx, this.dialect, this.conn.shapes),
         nextTransferId: () => nextId(trx, this.dialect, kind, this.conn.tableNames, true),
+        nextTransferIds: (n) => nextIds(trx, this.dialect, kind, this.conn.tableNames, true, n),
       };
       return fn(scope);
     });

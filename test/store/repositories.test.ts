@@ -5,6 +5,7 @@ import { TransferMode, type Rule } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { openStore, StoreError, type Store } from '../../src/store/index.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
+import { transferRecord } from '../helpers/transfer-record.js';
 
 const OWNER = 'svc1';
 
@@ -23,15 +24,7 @@ function rule(idRule: string, over: Partial<Rule> = {}): Rule {
   };
 }
 
-function transfer(specialId: bigint, over: Partial<TransferRecord> = {}): TransferRecord {
-  return {
-    specialId, requester: OWNER, requested: 'partnerA', ownerReq: OWNER,
-    globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0, blockSize: 65536, mode: TransferMode.SENDMODE,
-    updatedInfo: UpdatedInfo.UNKNOWN, stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown, retrieveMode: true, isMoved: false,
-    start: new Date(2023, 8, 5, 10, 12, 1, 500), stop: new Date(2023, 8, 5, 10, 12, 3, 21), idRule: 'send-archive',
-    filename: '/out/report.csv', originalName: 'report.csv', fileInfo: 'noinfo', transferInfo: '{"ORIGINALSIZE":18391}', ...over,
-  };
-}
+const transfer = transferRecord;
 
 describe.each(testDialects())('store repositories on $name', (dialect) => {
   let db: TestDatabase | undefined;

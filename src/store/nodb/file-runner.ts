@@ -59,6 +59,26 @@ export class FileRunnerRepository implements RunnerRepository {
     await this.write(record);
   }
 
+  async insertMany(records: readonly TransferRecord[]): Promise<void> {
+    const paths = new Set<string>();
+    for (const r of records) {
+      const p = this.path(r);
+      if (paths.has(p) || (await this.get(r))) throw new StoreError(`transfer ${r.specialId} (${r.requester} -> ${r.requested}) already exists: none of ${records.length} was inserted`);
+      paths.add(p);
+    }
+    const written: TransferRecord[] = [];
+    try {
+      for (const r of records) {
+        await this.write(r);
+        written.push(r);
+      }
+    } catch (err) {
+      // All or nothing: the files already written go again.
+      await Promise.all(written.map((r) => rm(this.path(r), { force: true }).catch(() => undefined)));
+      throw err;
+    }
+  }
+
   async upsert(record: TransferRecord): Promise<void> {
     await this.write(record);
   }

@@ -66,7 +66,8 @@ export async function openNoDatabaseStore(source: NoDatabaseSource, opts: NoData
     limits: new MemoryLimitsRepository([limits]),
     multipleMonitors: new MemoryMultipleMonitorRepository(),
   };
-  const scope: TransactionScope = { ...repos, nextTransferId: async () => guid.next() };
+  const nextIds = async (n: number): Promise<bigint[]> => Array.from({ length: n }, () => guid.next()).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const scope: TransactionScope = { ...repos, nextTransferId: async () => guid.next(), nextTransferIds: nextIds };
   return {
     dialect: 'none',
     ...repos,
@@ -75,6 +76,7 @@ export async function openNoDatabaseStore(source: NoDatabaseSource, opts: NoData
     schemaVersion: async () => CURRENT_SCHEMA_VERSION,
     isInitialised: async () => true,
     nextTransferId: async () => guid.next(),
+    nextTransferIds: nextIds,
     resetTransferIdSequence: async () => undefined,
     transaction: (fn) => fn(scope),
     close: async () => undefined,

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Selectable, SqlBool, Updateable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { ERROR_CODES, parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
@@ -12,6 +12,11 @@ const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const
 const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
 /** Step status codes greater than 'O' compared as plain strings (code units), for the "clean". */
 const CODES_ABOVE_O = ERROR_CODES.map((c) => c.char).filter((c) => c > 'O');
+/**
+ * Rows per INSERT of {@link SqlRunnerRepository.insertMany}: 22 parameters each, well under the
+ * smallest limit of the three dialects (SQLite's 32766 parameters per statement).
+ */
+const ROWS_PER_INSERT = 100;
 
 /**
  * RUNNER on a relational database. Called once per transfer state change (not per block): each
@@ -27,6 +32,29 @@ export class SqlRunnerRepository implements RunnerRepository {
     } catch (err) {
       if (isDuplicateKey(err)) throw new StoreError(`transfer ${record.specialId} (${record.requester} -> ${record.requested}, owner ${record.ownerReq}) already exists in RUNNER`, { cause: err });
       throw err;
+    }
+  }
+
+  async insertMany(records: readonly TransferRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    if (records.length === 1) return this.insert(records[0] as TransferRecord);
+    const rows = records.map((r) => this.toRow(r));
+    const run = async (db: Kysely<Database>): Promise<void> => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+        const part = rows.slice(i, i + ROWS_PER_INSERT);
+        // Only full statements are kept by shape: one shape, not one per row count.
+        const shapes = part.length === ROWS_PER_INSERT ? this.ctx.shapes : undefined;
+        await executeShape(db, shapes, `runner.insertMany:${part.length}`, part.flatMap((r) => Object.values(r)), () => db.insertInto('runner').values(part));
+      }
+    };
+    try {
+      // One statement is atomic by itself; several share a transaction (unless already in one).
+      if (rows.length <= ROWS_PER_INSERT || this.ctx.db.isTransaction) await run(this.ctx.db);
+      else await this.ctx.db.transaction().execute(run);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const ids = records.map((r) => r.specialId);
+      throw new StoreError(`one of ${records.length} transfers (ids ${ids[0]} to ${ids[ids.length - 1]}) already exists in RUNNER: none was inserted`, { cause: err });
     }
   }
 
