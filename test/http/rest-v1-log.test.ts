@@ -1,7 +1,8 @@
 // REST v1 `GET /log` with `purge` (rest-v1.md §12.5, history.md §3) over real HTTP on the three
 // dialects: which RUNNER rows go and stay (read back with plain SQL), the exported file and the
 // whole answer.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
@@ -194,4 +195,22 @@ describe.each(testDialects())('REST v1 /log purge on $name', (dbc) => {
     expect(await remaining()).toEqual(ALL);
   });
 
+  it('an export that cannot be written is 400/400 with the reason, and nothing is purged', async (ctx) => {
+    if (dbc.skip(ctx)) return;
+    await seed();
+    const arch = join(h.home, 'arch');
+    renameSync(arch, `${arch}.away`);
+    writeFileSync(arch, 'not a directory');
+    try {
+      const r = await v1(h, 'GET', '/log', { ...LOGGER, body: JSON.stringify({ '@class': cls('LogJsonPacket'), requestUserPacket: 16, purge: true, statusdone: true }) });
+      expect(r.status).toBe(400);
+      expect(r.headers.get('content-type')).toBe('application/json');
+      expect(r.json()).toMatchObject({ command: 'GetLog', code: 400, message: 'Bad Request', detail: expect.stringContaining(arch) as unknown });
+      expect(r.text).not.toMatch(/at .*\.(ts|js)|stack/);
+    } finally {
+      rmSync(arch);
+      renameSync(`${arch}.away`, arch);
+    }
+    expect(await remaining()).toEqual(ALL);
+  });
 });

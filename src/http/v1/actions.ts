@@ -2,9 +2,9 @@
  * v1 action handlers (rest-v1.md §12): a JSON packet in, `{"@model", "results":[packet]}` out,
  * with the original's HTTP 400 + JSON code pairs (§3.4) for functional refusals.
  */
-import { hasRole, Role } from '../../config/index.js';
+import { ConfigError, hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
-import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest } from '../../server/history/index.js';
+import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type LogExportResult } from '../../server/history/index.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
 import { normaliseLimits } from '../context.js';
 import type { RestListenerContext } from '../context.js';
@@ -65,11 +65,19 @@ export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: J
   if (cmd.jsonClass !== 'LogJsonPacket' && cmd.jsonClass !== 'LogResponseJsonPacket') return { code: 412, command, model, detail: 'LogJsonPacket expected' };
   if (!hasRole(id.roles, Role.LOGCONTROL) && !isSelf(ctx, id)) return { code: 400, command, model, detail: 'role LOGCONTROL required' };
   const { services } = ctx;
-  const r = await exportHistoryV1({ store: services.store, hostId: services.config.hostId, archiveDir: services.config.directories.arch, now: services.now }, {
-    start: cmd.start === null ? undefined : new Date(cmd.start), stop: cmd.stop === null ? undefined : new Date(cmd.stop),
-    startId: optionalId(cmd.startid), stopId: optionalId(cmd.stopid), rule: cmd.rule ?? undefined, partner: cmd.request ?? undefined,
-    pending: cmd.statuspending, transfer: cmd.statustransfer, done: cmd.statusdone, error: cmd.statuserror, purge: cmd.purge, clean: cmd.clean,
-  });
+  let r: LogExportResult;
+  try {
+    r = await exportHistoryV1({ store: services.store, hostId: services.config.hostId, archiveDir: services.config.directories.arch, now: services.now }, {
+      start: cmd.start === null ? undefined : new Date(cmd.start), stop: cmd.stop === null ? undefined : new Date(cmd.stop),
+      startId: optionalId(cmd.startid), stopId: optionalId(cmd.stopid), rule: cmd.rule ?? undefined, partner: cmd.request ?? undefined,
+      pending: cmd.statuspending, transfer: cmd.statustransfer, done: cmd.statusdone, error: cmd.statuserror, purge: cmd.purge, clean: cmd.clean,
+    });
+  } catch (err) {
+    // An export failure is 400/400 with the reason (§12.5); nothing was purged. The file's error
+    // names the file; a database error's text stays in the log.
+    if (!(err instanceof ConfigError)) services.log.error({ err: err instanceof Error ? err.message : String(err) }, 'REST v1 /log: transfer history export failed');
+    return { code: 400, command, model, detail: `transfer history not exported: ${err instanceof ConfigError ? err.message : 'database error'}` };
+  }
   const answer = newJsonCommand('LogResponseJsonPacket', {
     ...cmd, jsonClass: 'LogResponseJsonPacket', command: cmd.requestUserPacket, filename: r.file, exported: BigInt(r.exported), purged: BigInt(r.purged),
   } as never);
