@@ -8,6 +8,11 @@
  *   submissions (the concurrent scenario), whose submit configuration points at the server's
  *   database.
  * - hostb receives. Both use SHA-256 (digest 5) with the whole-file digest on, no compression.
+ *
+ * Transfer ids: a database's sequence starts at the epoch milliseconds of its initdb, so hosta's
+ * client database and hosta's server database, made a moment apart, would hand out the same ids
+ * (both as requester hosta: hostb would take the second transfer of an id as one it already
+ * finished). The client database starts its sequence at CLIENT_MIN_SEQ instead.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +25,11 @@ const PASSWORD_HEX = '5a4b7c6a66065cbb622acefec8c3a302';
 const TLS_PASS = 'benchpass';
 /** SHA-256 in the original's digest numbering (config.md limit/digest). */
 const DIGEST_SHA256 = 5;
+/**
+ * First transfer id of hosta's client database (`initdb -minimalSeq`, cli.md §4): far above the
+ * server's epoch-millisecond ids (about 1.7e12), below 2^53 so that JSON readers keep it exact.
+ */
+export const CLIENT_MIN_SEQ = 1_000_000_000_000_000;
 
 export interface HostPorts {
   port: number;
@@ -99,8 +109,15 @@ function limits(opts: HomeOptions): string {
     `<digest>${DIGEST_SHA256}</digest><globaldigest>true</globaldigest><compression>false</compression></limit>`;
 }
 
-/** Writes hosta and hostb under `root`; runs nothing yet. */
-export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: Home; b: Home; run: Array<{ home: Home; args: string[] }> }> {
+/** A command that initialises a database: `svc-r66<side> <args>` with the configuration of `home`. */
+export interface InitCommand {
+  side: 'server' | 'client';
+  home: Home;
+  args: string[];
+}
+
+/** Writes hosta and hostb under `root`; runs nothing yet: `run` are the initdb commands to run, in order. */
+export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: Home; b: Home; run: InitCommand[] }> {
   const ids = ['hosta', 'hostb'] as const;
   const ports: Record<string, HostPorts> = {};
   for (const id of ids) ports[id] = { port: await freePort(), sslPort: await freePort() };
@@ -112,7 +129,7 @@ export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: 
   const authent = `<authent>${ids.flatMap((id) => [entry(id, ports[id]?.port as number, false, true), entry(`${id}-ssl`, ports[id]?.sslPort as number, true, true)]).join('')}</authent>\n`;
 
   const homes: Home[] = [];
-  const run: Array<{ home: Home; args: string[] }> = [];
+  const run: InitCommand[] = [];
   for (const id of ids) {
     const confDir = join(root, id);
     const serverHome = join(confDir, 'data');
@@ -145,7 +162,9 @@ export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: 
 `);
     const home: Home = { id, sslId: `${id}-ssl`, confDir, serverHome, inDir: join(serverHome, 'in'), outDir: join(serverHome, 'out'), ports: p, submitXml };
     homes.push(home);
-    run.push({ home, args: ['initdb', '-auth', join(confDir, 'authent.xml'), '-dir', confDir] });
+    const loads = ['-auth', join(confDir, 'authent.xml'), '-dir', confDir];
+    run.push({ side: 'server', home, args: ['initdb', ...loads] });
+    if (id === 'hosta') run.push({ side: 'client', home, args: ['initdb', ...loads, '-minimalSeq', String(CLIENT_MIN_SEQ)] });
   }
   return { a: homes[0] as Home, b: homes[1] as Home, run };
 }

@@ -314,8 +314,7 @@ async function open(ctx: ScenarioContext): Promise<SvcSuite> {
   }
   try {
     const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency });
-    for (const r of run) await runCli('server', r.home, r.args);
-    await runCli('client', a, ['initdb', '-auth', join(a.confDir, 'authent.xml'), '-dir', a.confDir]);
+    for (const r of run) await runCli(r.side, r.home, r.args);
     const { fixtures, opts } = ctx;
     if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));
     linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.smallCount, fixtures.smallNames.length)), join(a.outDir, 'seq'));
