@@ -4,18 +4,25 @@
  * starts it at STARTTRANS (database.md §9.1). `-id` resets an existing row for restart instead.
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import type { Host } from '../model/host.js';
 import { isSendMode, withMd5, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import { GuidGenerator, StoreError } from '../store/index.js';
 import { UsageError } from './cli-error.js';
-import { expandLocal, expandRemote, localSendPath, localSize, unescapeWildcards, withFollow } from './client-files.js';
+import { expandLocalFiles, expandRemote, localSendPath, localSize, unescapeWildcards, withFollow, type LocalFile } from './client-files.js';
 import { argsField, printResult, resultObject, ResultFields, statusWord, type OutputFormat, type ResultStatus } from './client-output.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
 
 export const ASEND_EXIT = { ok: 0, badArgs: 1 } as const;
+/**
+ * masend writes its rows this many at a time: the ids in one statement and the rows in one
+ * transaction, so a running server's scheduler sees them arrive in chunks and the database's write
+ * lock is taken once per chunk rather than twice per file.
+ */
+export const SUBMIT_BATCH = 100;
 export const MASEND_EXIT = { ok: 0, badArgs: 1, ruleNotFound: 2 } as const;
 
 /** A submission that could not be made, with the code whose ordinal is the exit code. */
@@ -31,22 +38,32 @@ export interface Submission {
   partner: string;
   rule: Rule;
   file: string;
+  /** The file's size when already known (read by the wildcard expansion). */
+  size?: number;
   args: TransferArgs;
 }
 
 /** The new RUNNER row of database.md §9.1. */
 export async function submittedRecord(session: ClientSession, s: Submission): Promise<TransferRecord> {
   const partner = await session.partner(s.partner);
-  if (partner === undefined) throw new SubmitError(`partner ${s.partner} is not known`, ErrorCode.NotKnownHost);
+  if (partner === undefined) throw unknownPartner(s.partner);
+  return { ...(await newRecord(session, partner, s)), specialId: await session.store.nextTransferId() };
+}
+
+function unknownPartner(partnerId: string): SubmitError {
+  return new SubmitError(`partner ${partnerId} is not known`, ErrorCode.NotKnownHost);
+}
+
+/** The row of {@link submittedRecord} for a known partner, without its id yet. */
+async function newRecord(session: ClientSession, partner: Host, s: Submission): Promise<Omit<TransferRecord, 'specialId'>> {
   const { config } = session;
   const mode = s.args.md5 ? withMd5(s.rule.mode) : s.rule.mode;
   const sending = isSendMode(mode);
-  const size = sending ? await localSize(localSendPath(config.directories, s.rule, s.file)) : -1;
+  const size = !sending ? -1 : s.size ?? await localSize(localSendPath(config.directories, s.rule, s.file));
   const followId = guid.next();
   const fileInfo = withFollow(s.args.info, followId, s.args.noFollow);
   const now = new Date();
   return {
-    specialId: await session.store.nextTransferId(),
     ownerReq: config.hostId,
     requester: session.ownIdFor(partner),
     requested: partner.hostId,
@@ -100,6 +117,11 @@ async function resubmit(session: ClientSession, partnerId: string, id: bigint, a
   return reset;
 }
 
+/** A StoreError as the submission failure it is for the user; anything else unchanged. */
+function asSubmitError(err: unknown): unknown {
+  return err instanceof StoreError ? new SubmitError(`cannot record the transfer: ${err.message}`, ErrorCode.Internal) : err;
+}
+
 /** One submission (new row or restart); the record, or the error code of the failure. */
 async function submitOne(session: ClientSession, s: Submission | { partner: string; id: bigint; args: TransferArgs }): Promise<TransferRecord> {
   try {
@@ -108,9 +130,62 @@ async function submitOne(session: ClientSession, s: Submission | { partner: stri
     await session.store.runner.insert(record);
     return record;
   } catch (err) {
-    if (err instanceof StoreError) throw new SubmitError(`cannot record the transfer: ${err.message}`, ErrorCode.Internal);
-    throw err;
+    throw asSubmitError(err);
   }
+}
+
+/** The outcome of one file of a batch: its row as inserted, or why it has none. */
+type Outcome = { record: TransferRecord } | { error: SubmitError };
+
+/**
+ * New rows for `files` (at most {@link SUBMIT_BATCH}) to one partner, with the outcome per file that
+ * {@link submitOne} would give one by one: the partner looked up once, then the ids and the rows in
+ * one transaction (one statement for the ids, one for the rows). When that transaction fails, the
+ * rows are written one by one, each with its own id, so only the files whose row cannot be written
+ * fail. Errors other than the store's end the command, as they do for one file.
+ */
+async function submitBatch(session: ClientSession, partnerId: string, rule: Rule, files: readonly LocalFile[], args: TransferArgs,
+  onOutcome: (o: Outcome) => void): Promise<void> {
+  const rows: Array<Omit<TransferRecord, 'specialId'>> = [];
+  try {
+    const partner = await session.partner(partnerId);
+    if (partner === undefined) {
+      for (const _ of files) onOutcome({ error: unknownPartner(partnerId) });
+      return;
+    }
+    for (const f of files) rows.push(await newRecord(session, partner, { partner: partnerId, rule, file: f.path, size: f.size, args }));
+  } catch (err) {
+    const error = asSubmitError(err);
+    if (!(error instanceof SubmitError)) throw error;
+    for (const _ of files) onOutcome({ error });
+    return;
+  }
+  let records: TransferRecord[];
+  try {
+    records = await session.store.transaction(async (tx) => {
+      const ids = await tx.nextTransferIds(rows.length);
+      const batch = rows.map((r, i): TransferRecord => ({ ...r, specialId: ids[i] as bigint }));
+      await tx.runner.insertMany(batch);
+      return batch;
+    });
+  } catch {
+    // One row failed them all (or a passing error): nothing of the batch was written.
+    for (const row of rows) {
+      let record: TransferRecord;
+      try {
+        record = { ...row, specialId: await session.store.nextTransferId() };
+        await session.store.runner.insert(record);
+      } catch (err) {
+        const error = asSubmitError(err);
+        if (!(error instanceof SubmitError)) throw error;
+        onOutcome({ error });
+        continue;
+      }
+      onOutcome({ record });
+    }
+    return;
+  }
+  for (const record of records) onOutcome({ record });
 }
 
 function print(ctx: ClientCommandContext, format: OutputFormat, label: string, args: string, status: ResultStatus, body: ResultFields): void {
@@ -151,12 +226,12 @@ export async function asendCommand(ctx: ClientCommandContext, argv: readonly str
 }
 
 /** The files of one partner for masend: local expansion (send rules) or, with -client, remote. */
-async function filesFor(session: ClientSession, rule: Rule, partnerId: string, targs: TransferArgs): Promise<string[]> {
-  const out: string[] = [];
+async function filesFor(session: ClientSession, rule: Rule, partnerId: string, targs: TransferArgs): Promise<LocalFile[]> {
+  const out: LocalFile[] = [];
   for (const f of targs.files) {
-    if (isSendMode(rule.mode)) out.push(...(await expandLocal(session.config.directories, rule, f)));
-    else if (targs.client) out.push(...(await expandRemote(await session.pool(), partnerId, rule.idRule, f, session.config.limits.timeoutCon)));
-    else out.push(unescapeWildcards(f));
+    if (isSendMode(rule.mode)) out.push(...(await expandLocalFiles(session.config.directories, rule, f)));
+    else if (targs.client) out.push(...(await expandRemote(await session.pool(), partnerId, rule.idRule, f, session.config.limits.timeoutCon)).map((path) => ({ path })));
+    else out.push({ path: unescapeWildcards(f) });
   }
   return out;
 }
@@ -178,7 +253,7 @@ export async function masendCommand(ctx: ClientCommandContext, argv: readonly st
       let ko = 0;
       for (const to of targs.to) {
         const partnerId = session.realHostId(to);
-        let files: string[];
+        let files: LocalFile[];
         try {
           files = await filesFor(session, rule, partnerId, targs);
         } catch (err) {
@@ -187,15 +262,23 @@ export async function masendCommand(ctx: ClientCommandContext, argv: readonly st
           print(ctx, targs.format, 'MultipleSubmitTransfer', argText, 2, new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`));
           continue;
         }
-        for (const file of files) {
+        // The results of a batch leave in one write (the same text as one write per file).
+        const lines: string[] = [];
+        const batchCtx: ClientCommandContext = { ...ctx, io: { out: (text) => void lines.push(text), err: (text) => ctx.io.err(text) } };
+        for (let i = 0; i < files.length; i += SUBMIT_BATCH) {
           try {
-            const record = await submitOne(session, { partner: partnerId, rule, file, args: targs });
-            ok++;
-            print(ctx, targs.format, 'MultipleSubmitTransfer', argText, 0, addRecordFields(new ResultFields(), record, partnerId));
-          } catch (err) {
-            if (!(err instanceof SubmitError)) throw err;
-            ko++;
-            print(ctx, targs.format, 'MultipleSubmitTransfer', argText, 2, new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`));
+            await submitBatch(session, partnerId, rule, files.slice(i, i + SUBMIT_BATCH), targs, (o) => {
+              if ('record' in o) {
+                ok++;
+                print(batchCtx, targs.format, 'MultipleSubmitTransfer', argText, 0, addRecordFields(new ResultFields(), o.record, partnerId));
+              } else {
+                ko++;
+                print(batchCtx, targs.format, 'MultipleSubmitTransfer', argText, 2, new ResultFields().set('remote', partnerId).set('error', `${o.error.code.name}: ${o.error.message}`));
+              }
+            });
+          } finally {
+            if (lines.length > 0) ctx.io.out(lines.join(''));
+            lines.length = 0;
           }
         }
       }

@@ -1,5 +1,5 @@
 // asend and masend: submitted RUNNER rows for the server's scheduler (cli.md §3.3, §3.5, database.md §9.1).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteRows } from './cli-helpers.js';
@@ -121,6 +121,54 @@ describe('masend (cli.md §3.5)', () => {
     const client = await pair.client(['masend', '-to', 'hostb', '-rule', 'recv', '-file', 'remote-§.dat', '-info', 'listed', '-nofollow', '-client']);
     expect(client.code).toBe(0);
     expect((await rowsOf(`fileinfo = 'listed'`)).map((x) => x.filename).sort()).toEqual(['remote-1.dat', 'remote-2.dat']);
+  });
+
+  it('300 files: every file its own row and result, in order, with distinct ids (rows written in batches)', async () => {
+    const dir = join(pair.a.serverHome, 'out', 'many');
+    mkdirSync(dir);
+    const names = Array.from({ length: 300 }, (_, i) => `m${String(i).padStart(3, '0')}.dat`);
+    names.forEach((n, i) => writeFileSync(join(dir, n), 'x'.repeat(i)));
+    // Planned far ahead: the running server's scheduler leaves them alone.
+    const r = await pair.client(['masend', '-to', 'hostb', '-rule', 'send', '-file', 'many/§.dat', '-info', 'many', '-nofollow', '-start', '20991231235959']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const results = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(results).toHaveLength(301);
+    expect(r.stdout.split('\n').filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in status: SUCCESS')).toHaveLength(300);
+    expect(results[300]).toMatchObject({ command: 'Unique MultipleSubmitTransfer', ok: 300, ko: 0 });
+    const perFile = results.slice(0, 300);
+    expect(perFile.map((x) => x.finalPath)).toEqual(names.map((n) => join(dir, n)));
+    expect(perFile.map((x) => x.originalSize)).toEqual(names.map((_, i) => i));
+    const rows = await rowsOf(`fileinfo = 'many'`);
+    expect(rows.map((x) => x.filename)).toEqual(names.map((n) => join(dir, n)));
+    expect(new Set(rows.map((x) => String(x.specialid))).size).toBe(300);
+    expect(perFile.map((x) => String(x.specialid))).toEqual(rows.map((x) => String(x.specialid)));
+    expect(rows.map((x) => x.transferinfo)).toEqual(names.map((_, i) => `{"ORIGINALSIZE":${i}}`));
+    expect(rows.every((x) => x.updatedinfo === 3 && x.requested === 'hostb' && x.requester === 'hosta' && x.ownerreq === 'hosta')).toBe(true);
+  });
+
+  it('a row that cannot be written fails for its file alone; the other files of its batch are submitted', async () => {
+    const dir = join(pair.a.serverHome, 'out', 'dup');
+    mkdirSync(dir);
+    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `d${i}.dat`), 'd');
+    // The third file's id (the Sequences table gives the next ones in order) is already in RUNNER.
+    const [seq] = await sqliteRows<{ seq: number }>(pair.a.sqliteFile, "SELECT seq FROM Sequences WHERE name = 'RUNSEQ'");
+    const taken = BigInt(seq!.seq) + 2n;
+    const BetterSqlite = (await import('better-sqlite3')).default;
+    const db = new BetterSqlite(pair.a.sqliteFile);
+    db.prepare(`INSERT INTO runner (specialid, globalstep, globallaststep, step, rank, blocksz, modetrans, updatedinfo, stepstatus, infostatus, retrievemode, ismoved,
+      starttrans, stoptrans, ownerreq, requester, requested, idrule, filename, originalname, fileinfo, transferinfo)
+      VALUES (${taken}, 4, 4, 0, 0, 65536, 1, 6, 'O  ', 'O  ', 1, 0, '2020-01-01 00:00:00.000', '2020-01-01 00:00:00.000', 'hosta', 'hosta', 'hostb', 'send', 'old', 'old', 'old', '{}')`).run();
+    db.close();
+    const r = await pair.client(['masend', '-to', 'hostb', '-rule', 'send', '-file', 'dup/§.dat', '-info', 'dup', '-nofollow', '-start', '20991231235959']);
+    expect(r.code).toBe(1);
+    const results = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(results.map((x) => x.status)).toEqual([0, 0, 2, 0, 0, 2]);
+    expect(results[2]).toMatchObject({ remote: 'hostb', error: expect.stringMatching(/^Internal: cannot record the transfer: .*already exists/) });
+    expect(results[5]).toMatchObject({ ok: 4, ko: 1 });
+    const rows = await rowsOf(`fileinfo = 'dup'`);
+    expect(rows.map((x) => x.filename)).toEqual([0, 1, 3, 4].map((i) => join(dir, `d${i}.dat`)));
+    expect(rows.map((x) => BigInt(x.specialid))).toEqual([0n, 1n, 3n, 4n].map((i) => taken - 2n + i));
   });
 
   it('unknown rule: exit 2; failed submissions counted in the exit code', async () => {
