@@ -128,6 +128,25 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   };
 }
 
+/** hosta and hostb (each with its options), each knowing the other. */
+export async function makeHostPair(optsA: HostOptions = {}, optsB: HostOptions = {}): Promise<{ a: TestHost; b: TestHost }> {
+  const a = await makeHost('hosta', optsA);
+  let b: TestHost | undefined;
+  try {
+    b = await makeHost('hostb', optsB);
+    await introduce(a, b);
+    return { a, b };
+  } catch (err) {
+    await closeHosts(a, b);
+    throw err;
+  }
+}
+
+/** Closes hosts one after the other; those a failed set-up never made (undefined) are skipped. */
+export async function closeHosts(...hosts: Array<TestHost | undefined>): Promise<void> {
+  for (const h of hosts) await h?.close();
+}
+
 /** Makes every host know every other (partner tables and HOSTS rows). */
 export async function introduce(...hosts: TestHost[]): Promise<void> {
   for (const a of hosts) {

@@ -8,8 +8,14 @@ import path from 'node:path';
 import { TransferMode, type Rule, type RuleTask } from '../../src/model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import type { TransferOutcome, TransferRequest } from '../../src/transfer/index.js';
-import { rule, type TestHost } from './hosts.js';
+import { makeHostPair, rule, type HostOptions, type TestHost } from './hosts.js';
 import { waitFor } from './wait.js';
+
+/** hosta and hostb, each knowing the other (makeHostPair), and the journal file of the tests: `journal.txt` in hosta's home. */
+export async function makeTaskHosts(optsA: HostOptions = {}, optsB: HostOptions = {}): Promise<{ a: TestHost; b: TestHost; journal: string }> {
+  const { a, b } = await makeHostPair(optsA, optsB);
+  return { a, b, journal: at(a, 'journal.txt') };
+}
 
 /** One rule task. */
 export function task(type: string, arg: string, delay = 0): RuleTask {

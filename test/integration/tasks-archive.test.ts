@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { introduce, makeHost, patternBytes, type TestHost } from '../helpers/hosts.js';
-import { addRulePair, at, journalEntries, task, transferBetween } from '../helpers/task-transfers.js';
+import { closeHosts, patternBytes, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, journalEntries, makeTaskHosts, task, transferBetween } from '../helpers/task-transfers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('archive, transcode and check tasks through real transfers', () => {
@@ -19,15 +19,9 @@ describe('archive, transcode and check tasks through real transfers', () => {
   let journal: string;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    journal = at(a, 'journal.txt');
+    ({ a, b, journal } = await makeTaskHosts());
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   const keepName = task('MOVERENAME', '#INPATH#/#ORIGINALFILENAME#');
 

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { introduce, makeHost, type TestHost } from '../helpers/hosts.js';
-import { addRulePair, at, journalEntries, task, transferBetween } from '../helpers/task-transfers.js';
+import { closeHosts, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, at, journalEntries, makeTaskHosts, task, transferBetween } from '../helpers/task-transfers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('EXEC family through real transfers', () => {
@@ -27,17 +27,11 @@ describe('EXEC family through real transfers', () => {
   }
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    journal = at(a, 'journal.txt');
+    ({ a, b, journal } = await makeTaskHosts());
     bin = b.dirs.conf;
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'payload');
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('exit 0: arguments with spaces arrive as single arguments; a file name cannot inject commands', async () => {
     const args = at(b, 'args.txt');

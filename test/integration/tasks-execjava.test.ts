@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { createTaskRegistry, loadExtendTaskFactories, readInfoMap, type TaskRegistry } from '../../src/tasks/index.js';
-import { introduce, makeHost, type TestHost } from '../helpers/hosts.js';
-import { addRulePair, at, journalEntries, task, transferBetween } from '../helpers/task-transfers.js';
+import { closeHosts, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, at, journalEntries, makeTaskHosts, task, transferBetween } from '../helpers/task-transfers.js';
 import { waitFor } from '../helpers/wait.js';
 
 const EXAMPLE_PLUGIN = path.resolve('docs/plugins/stamp-plugin.mjs');
@@ -46,20 +46,14 @@ describe('EXECJAVA and plug-ins through real transfers', () => {
   let registry: TaskRegistry;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
     // hostb loads its plug-ins as a server does at start: from the extendedtaskfactories list.
     registry = createTaskRegistry();
-    b = await makeHost('hostb', { tasks: registry });
+    ({ a, b, journal } = await makeTaskHosts({}, { tasks: registry }));
     await writeFile(path.join(b.dirs.conf, 'test-plugin.mjs'), TEST_PLUGIN);
     await loadExtendTaskFactories(registry, `org.waarp.openr66.s3.taskfactory.S3TaskFactory, ${EXAMPLE_PLUGIN}, ./test-plugin.mjs`, b.dirs.conf, quiet);
-    await introduce(a, b);
-    journal = at(a, 'journal.txt');
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'payload');
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('AddDigestJavaTask and AddUuidJavaTask change the sender record; TestExecJavaTask succeeds', async () => {
     await addRulePair([a, b], 'java', journal, (h) => (h === a ? {

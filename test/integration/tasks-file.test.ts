@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { introduce, makeHost, type TestHost } from '../helpers/hosts.js';
-import { addRulePair, at, journalEntries, journalTask, task, transferBetween } from '../helpers/task-transfers.js';
+import { closeHosts, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, at, journalEntries, journalTask, makeTaskHosts, task, transferBetween } from '../helpers/task-transfers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('file tasks through real transfers', () => {
@@ -19,16 +19,10 @@ describe('file tasks through real transfers', () => {
   let journal: string;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    journal = at(a, 'journal.txt');
+    ({ a, b, journal } = await makeTaskHosts());
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'payload of f');
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('COPY, COPYRENAME, MOVERENAME and LOG on the receiver, MOVE on the sender', async () => {
     const copies = at(b, 'copies');

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { readInfoMap } from '../../src/tasks/index.js';
-import { grantSystemRole, introduce, makeHost, type TestHost } from '../helpers/hosts.js';
-import { addRulePair, at, finalRow, journalEntries, task, transferBetween } from '../helpers/task-transfers.js';
+import { closeHosts, grantSystemRole, introduce, makeHost, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, at, finalRow, journalEntries, makeTaskHosts, task, transferBetween } from '../helpers/task-transfers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('TRANSFER: a chained transfer to a third host', () => {
@@ -28,9 +28,7 @@ describe('TRANSFER: a chained transfer to a third host', () => {
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'travels twice');
     await addRulePair([b, c], 'fwd', journal, (h) => (h === c ? { rPostTasks: [task('MOVERENAME', '#INPATH#/#ORIGINALFILENAME#')] } : {}));
   });
-  afterEach(async () => {
-    for (const h of [a, b, c]) await h.close();
-  });
+  afterEach(() => closeHosts(a, b, c));
 
   it('the receiver submits a transfer to the third host in its post-tasks; the scheduler runs it', async () => {
     await addRulePair([a, b], 'hop', journal, (h) => (h === b ? {
@@ -73,10 +71,7 @@ describe('RESCHEDULE and RESTART', () => {
 
   beforeEach(async () => {
     restarts.length = 0;
-    a = await makeHost('hosta', { scheduler: true });
-    b = await makeHost('hostb', { hooks: { restarter: { restartAfter: (ms) => void restarts.push(ms) } } });
-    await introduce(a, b);
-    journal = at(a, 'journal.txt');
+    ({ a, b, journal } = await makeTaskHosts({ scheduler: true }, { hooks: { restarter: { restartAfter: (ms) => void restarts.push(ms) } } }));
     flag = at(b, 'ready');
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'later');
     // The receiver refuses the file until the flag exists.
@@ -86,10 +81,7 @@ describe('RESCHEDULE and RESTART', () => {
       sErrorTasks: [task('RESCHEDULE', '-delay 1500 -case E,f -count 2')],
     }));
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('RESCHEDULE on the requester: next attempt at now + delay in RUNNER, the rest of the error list skipped, the scheduler runs it again', async () => {
     const before = Date.now();
