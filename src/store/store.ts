@@ -13,6 +13,7 @@ import { SqlRuleRepository } from './repositories/rules.js';
 import { SqlRunnerRepository } from './repositories/runner.js';
 import type { Repositories } from './repository-types.js';
 import { createSchema, readSchemaVersion, upgradeSchema, type InitSchemaOptions, type UpgradeResult } from './schema.js';
+import { IdBlock } from './id-block.js';
 import { nextId, nextIds, resetSequence, type SequenceKind } from './sequence.js';
 
 /** Options of {@link openStore}. */
@@ -25,7 +26,7 @@ export interface OpenStoreOptions {
 
 /** The repositories of one transaction, plus id generation inside it. */
 export interface TransactionScope extends Repositories {
-  /** Taken from the sequence inside the transaction. */
+  /** Straight from the sequence, inside the transaction (never from the block of the store). */
   nextTransferId(): Promise<bigint>;
   nextTransferIds(n: number): Promise<bigint[]>;
 }
@@ -42,7 +43,10 @@ export interface Store extends Repositories {
   schemaVersion(hostId?: string): Promise<string>;
   /** True when the original's tables exist (a start without them only warns, §8.3). */
   isInitialised(): Promise<boolean>;
-  /** A new transfer id (signed 64-bit, may be negative). */
+  /**
+   * A new transfer id (signed 64-bit, may be negative). A process asking for many ids in a row gets
+   * them from a small block reserved in advance (id-block.ts, decision 0015).
+   */
   nextTransferId(): Promise<bigint>;
   /**
    * `n` (at most 10000) new transfer ids, ascending, reserved in one statement: consecutive on the
@@ -89,6 +93,7 @@ class SqlStore implements Store {
   readonly multipleMonitors;
   private sequenceKind: SequenceKind | undefined;
   private closed = false;
+  private readonly idBlock = new IdBlock((n) => this.nextTransferIds(n));
 
   constructor(private readonly conn: Connection, private readonly opts: OpenStoreOptions) {
     this.dialect = conn.settings.dialect;
@@ -102,7 +107,12 @@ class SqlStore implements Store {
   }
 
   async initSchema(opts: InitSchemaOptions): Promise<void> {
-    this.sequenceKind = await createSchema(this.conn, opts);
+    try {
+      this.sequenceKind = await createSchema(this.conn, opts);
+    } finally {
+      // -minimalSeq may have restarted the sequence.
+      this.idBlock.clear();
+    }
   }
 
   upgradeSchema(hostId?: string, onStatement?: (statement: string) => void): Promise<UpgradeResult> {
@@ -118,8 +128,8 @@ class SqlStore implements Store {
     return tables.has('runner') && tables.has('hosts') && tables.has('rules');
   }
 
-  async nextTransferId(): Promise<bigint> {
-    return nextId(this.conn.db, this.dialect, await this.kind(), this.conn.tableNames, false);
+  nextTransferId(): Promise<bigint> {
+    return this.idBlock.take();
   }
 
   async nextTransferIds(n: number): Promise<bigint[]> {
@@ -127,7 +137,11 @@ class SqlStore implements Store {
   }
 
   async resetTransferIdSequence(value: bigint): Promise<void> {
-    await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, this.dialect, await this.kind(), this.conn.tableNames, value);
+    try {
+      await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, this.dialect, await this.kind(), this.conn.tableNames, value);
+    } finally {
+      this.idBlock.clear();
+    }
   }
 
   async transaction<T>(fn: (tx: TransactionScope) => Promise<T>): Promise<T> {

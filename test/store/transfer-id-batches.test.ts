@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { openStore, StoreError, type DbConnectionSettings, type Store } from '../../src/store/index.js';
+import { KEEP_MS, MAX_BLOCK } from '../../src/store/id-block.js';
 import { testDialects, type TestDatabase, type TestDialect } from '../helpers/databases.js';
 import { RECORD_OWNER as OWNER, transferRecord } from '../helpers/transfer-record.js';
 
@@ -101,6 +102,7 @@ describe.each(variants)('transfer id blocks and batch inserts on $label', (varia
     expect(await store.nextTransferIds(3)).toEqual([9007199254740993n, 9007199254740994n, 9007199254740995n]);
     await store.resetTransferIdSequence(-9223372036854775000n);
     expect(await store.nextTransferIds(2)).toEqual([-9223372036854775000n, -9223372036854774999n]);
+    // A single id after a block comes from this process's own block of ids, dropped by the reset.
     expect(await store.nextTransferId()).toBe(-9223372036854774998n);
     await store.initSchema({ hostId: OWNER, minimalSeq: 5_000_000_000_000n });
     expect(await store.nextTransferId()).toBe(5_000_000_000_000n);
@@ -130,6 +132,33 @@ describe.each(variants)('transfer id blocks and batch inserts on $label', (varia
     const all = blocks.flat();
     expect(new Set(all).size).toBe(all.length);
     for (const b of blocks) expect(variant.table ? consecutive(b) : ascending(b)).toBe(true);
+  });
+
+  it('single ids in a row come from an in-process block: distinct, increasing, never one of another process', async (ctx) => {
+    if (variant.dialect.skip(ctx) || !db) return;
+    const mine: bigint[] = [];
+    const theirs: bigint[] = [];
+    for (let i = 0; i < 3 * MAX_BLOCK; i++) {
+      mine.push(await store.nextTransferId());
+      if (i % 10 === 0) theirs.push(...(await other.nextTransferIds(2)), await other.nextTransferId());
+    }
+    expect(ascending(mine)).toBe(true);
+    expect(new Set([...mine, ...theirs]).size).toBe(mine.length + theirs.length);
+    // The block is reserved from the sequence: what the sequence gives now is beyond every id handed out.
+    const [next] = await other.nextTransferIds(1);
+    expect(mine.every((id) => id < next!)).toBe(true);
+    // Blocks, not one draw per id: runs of consecutive ids longer than the 10 between the other's draws.
+    let run = 1;
+    let longest = 1;
+    for (let i = 1; i < mine.length; i++) {
+      run = mine[i] === mine[i - 1]! + 1n ? run + 1 : 1;
+      longest = Math.max(longest, run);
+    }
+    expect(longest).toBeGreaterThan(10);
+    // Idle longer than KEEP_MS: the rest of the block is dropped, the next id comes from the sequence.
+    await new Promise((r) => setTimeout(r, KEEP_MS + 50));
+    const fresh = await store.nextTransferId();
+    expect(fresh).toBeGreaterThan(next!);
   });
 
   it('insertMany writes each row as insert does, in ascending id order, any count', async (ctx) => {
