@@ -147,6 +147,11 @@ export async function closeHosts(...hosts: Array<TestHost | undefined>): Promise
   for (const h of hosts) await h?.close();
 }
 
+/** Adds the same rules to every host. */
+export async function addRules(hosts: TestHost[], ...rules: Rule[]): Promise<void> {
+  for (const h of hosts) for (const r of rules) await h.addRule(r);
+}
+
 /** Makes every host know every other (partner tables and HOSTS rows). */
 export async function introduce(...hosts: TestHost[]): Promise<void> {
   for (const a of hosts) {

@@ -8,7 +8,7 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import type { TransferRecord } from '../../src/model/transfer.js';
 import type { TransferOutcome } from '../../src/transfer/index.js';
-import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 const MiB = 1024 * 1024;
 const LIMIT = 10 * MiB;
@@ -21,15 +21,10 @@ describe('bandwidth shaping over a whole transfer', () => {
   beforeEach(async () => {
     // The global limit stays above the session one: a global 0 would force the session limit to 0
     // (unlimited) as the original does (bandwidth.md §1 trap).
-    a = await makeHost('hosta', { limits: { sessionLimit: LIMIT, globalLimit: 10 * LIMIT } });
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
+    ({ a, b } = await makeHostPair({ limits: { sessionLimit: LIMIT, globalLimit: 10 * LIMIT } }));
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
   });
-  afterEach(async () => {
-    await a?.close();
-    await b?.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('100 MiB at a 10 MiB/s session limit: the measured rate is within 10% of the limit', async () => {
     await writeFile(path.join(a.dirs.out, 'big.bin'), patternBytes(SIZE, 7));

@@ -7,7 +7,7 @@ import { TransferMode } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferScheduler } from '../../src/transfer/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, patternBytes, rule, silent, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, rule, silent, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -16,18 +16,11 @@ describe('many transfers, controls, scheduler, bandwidth', () => {
   let b: TestHost;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) {
-      await h.addRule(rule('send', TransferMode.SENDMD5MODE, { rPostTasks: [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }] }));
-      await h.addRule(rule('recv', TransferMode.RECVMODE, { rPostTasks: [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }] }));
-    }
+    ({ a, b } = await makeHostPair());
+    const rPostTasks = [{ type: 'MOVERENAME', path: '#INPATH#/#ORIGINALFILENAME#', delay: 0 }];
+    await addRules([a, b], rule('send', TransferMode.SENDMD5MODE, { rPostTasks }), rule('recv', TransferMode.RECVMODE, { rPostTasks }));
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('100 concurrent transfers both ways over one connection, no data crossing over', async () => {
     const files: Array<{ name: string; content: Buffer; send: boolean }> = [];

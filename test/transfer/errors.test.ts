@@ -6,7 +6,7 @@ import { ErrorCode, type ErrorCodeInfo } from '../../src/model/error-code.js';
 import { TransferMode, type RuleTask } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 /** A LOG task appending `<tag> <code> ` to `file` (delay 2 = file only). */
 function logTo(file: string, tag: string): RuleTask {
@@ -20,9 +20,7 @@ describe('error paths end with the original codes on both sides', () => {
   let logB: string;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
+    ({ a, b } = await makeHostPair());
     logA = path.join(a.home, 'tasks.log');
     logB = path.join(b.home, 'tasks.log');
     for (const [h, log] of [[a, logA], [b, logB]] as const) {
@@ -31,10 +29,7 @@ describe('error paths end with the original codes on both sides', () => {
       await h.addRule(rule('recv', TransferMode.RECVMODE, tasks));
     }
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   /** An EXEC task running a script that exits 2 (exit 1 would only be a warning). */
   const failing = async (h: TestHost): Promise<RuleTask> => {

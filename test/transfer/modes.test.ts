@@ -7,7 +7,7 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -16,18 +16,10 @@ describe('transfers between two hosts, every mode', () => {
   let b: TestHost;
 
   beforeAll(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (let mode = 1; mode <= 8; mode++) {
-      await a.addRule(rule(`m${mode}`, mode));
-      await b.addRule(rule(`m${mode}`, mode));
-    }
+    ({ a, b } = await makeHostPair());
+    for (let mode = 1; mode <= 8; mode++) await addRules([a, b], rule(`m${mode}`, mode));
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-  });
+  afterAll(() => closeHosts(a, b));
 
   for (let mode = TransferMode.SENDMODE; mode <= TransferMode.RECVMD5THROUGHMODE; mode++) {
     it(`mode ${TransferMode[mode]} moves the file and completes both rows`, async () => {
@@ -83,14 +75,9 @@ describe('transfers between two hosts, every mode', () => {
 describe('digests and compression', () => {
   for (const algo of DIGEST_ALGORITHMS) {
     it(`per-block and global hash with ${algo.wireName}`, async () => {
-      const a = await makeHost('hosta', { digest: algo });
-      const b = await makeHost('hostb', { digest: algo });
+      const { a, b } = await makeHostPair({ digest: algo }, { digest: algo });
       try {
-        await introduce(a, b);
-        for (const h of [a, b]) {
-          await h.addRule(rule('smd5', TransferMode.SENDMD5MODE));
-          await h.addRule(rule('rmd5', TransferMode.RECVMD5MODE));
-        }
+        await addRules([a, b], rule('smd5', TransferMode.SENDMD5MODE), rule('rmd5', TransferMode.RECVMD5MODE));
         const content = patternBytes(150_000, 7);
         await writeFile(path.join(a.dirs.out, 'x.bin'), content);
         await writeFile(path.join(b.dirs.out, 'y.bin'), content);
@@ -100,37 +87,28 @@ describe('digests and compression', () => {
         expect(recv.code).toBe(ErrorCode.CompleteOk);
         expect(sha(await readFile(recv.file!))).toBe(sha(content));
       } finally {
-        await a.close();
-        await b.close();
+        await closeHosts(a, b);
       }
     });
   }
 
   it('different digests on each side fail every block with M (as the original)', async () => {
-    const a = await makeHost('hosta', { digest: Digest.MD5 });
-    const b = await makeHost('hostb', { digest: Digest.SHA256 });
+    const { a, b } = await makeHostPair({ digest: Digest.MD5 }, { digest: Digest.SHA256 });
     try {
-      await introduce(a, b);
-      for (const h of [a, b]) await h.addRule(rule('smd5', TransferMode.SENDMD5MODE));
+      await addRules([a, b], rule('smd5', TransferMode.SENDMD5MODE));
       await writeFile(path.join(a.dirs.out, 'x.bin'), patternBytes(10_000));
       const out = await a.engine.transfer({ partner: 'hostb', rule: 'smd5', file: 'x.bin' });
       // A computes with B's announced algorithm, B checks with A's: mismatch.
       expect(out.code).toBe(ErrorCode.MD5Error);
     } finally {
-      await a.close();
-      await b.close();
+      await closeHosts(a, b);
     }
   });
 
   it('compresses blocks with zstd when both allow it and the information asks for it', async () => {
-    const a = await makeHost('hosta', { compression: true });
-    const b = await makeHost('hostb', { compression: true });
+    const { a, b } = await makeHostPair({ compression: true }, { compression: true });
     try {
-      await introduce(a, b);
-      for (const h of [a, b]) {
-        await h.addRule(rule('s', TransferMode.SENDMD5MODE));
-        await h.addRule(rule('r', TransferMode.RECVMODE));
-      }
+      await addRules([a, b], rule('s', TransferMode.SENDMD5MODE), rule('r', TransferMode.RECVMODE));
       const content = Buffer.from('compressible line of text\n'.repeat(20_000));
       await writeFile(path.join(a.dirs.out, 'c.txt'), content);
       await writeFile(path.join(b.dirs.out, 'c.txt'), content);
@@ -148,8 +126,7 @@ describe('digests and compression', () => {
       expect(back.code).toBe(ErrorCode.CompleteOk);
       expect(sha(await readFile(back.file!))).toBe(sha(content));
     } finally {
-      await a.close();
-      await b.close();
+      await closeHosts(a, b);
     }
   });
 });

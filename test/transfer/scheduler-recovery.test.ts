@@ -12,7 +12,7 @@ import { TransferScheduler } from '../../src/transfer/index.js';
 import { retriesOf } from '../../src/transfer/scheduler.js';
 import { waitFor } from '../helpers/wait.js';
 import { FrameProxy } from './frame-proxy.js';
-import { introduce, makeHost, rule, silent, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, rule, silent, type TestHost } from './harness.js';
 
 describe('scheduler: rows of failed attempts go back to be retried', () => {
   let a: TestHost;
@@ -20,16 +20,13 @@ describe('scheduler: rows of failed attempts go back to be retried', () => {
   let scheduler: TransferScheduler | null = null;
 
   beforeEach(async () => {
-    a = await makeHost('hosta', { limits: { timeoutCon: 200 } });
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
+    ({ a, b } = await makeHostPair({ limits: { timeoutCon: 200 } }));
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
   });
   afterEach(async () => {
     await scheduler?.stop();
     scheduler = null;
-    await a.close();
-    await b.close();
+    await closeHosts(a, b);
   });
 
   const key = (specialId: bigint): { specialId: bigint; requester: string; requested: string } => ({ specialId, requester: 'hosta', requested: 'hostb' });

@@ -7,22 +7,17 @@ import { TransferMode } from '../../src/model/rule.js';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferScheduler } from '../../src/transfer/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, rule, silent, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, rule, silent, type TestHost } from './harness.js';
 
 describe('scheduler slots', () => {
   let a: TestHost;
   let b: TestHost;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
+    ({ a, b } = await makeHostPair());
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   it('a finished transfer frees its slot for the next due row at once', async () => {
     const ids: bigint[] = [];

@@ -6,7 +6,7 @@ import { TransferMode, type Rule, type RuleTask } from '../../src/model/rule.js'
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { grantSystemRole, introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { closeHosts, grantSystemRole, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 describe('task lists and transfer orders', () => {
   let a: TestHost;
@@ -20,19 +20,14 @@ describe('task lists and transfer orders', () => {
   });
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
+    ({ a, b } = await makeHostPair());
     journal = path.join(a.home, 'journal.txt');
     for (const h of [a, b]) {
       await h.addRule(rule('send', TransferMode.SENDMODE, tagged(h.id)));
       await h.addRule(rule('recv', TransferMode.RECVMODE, tagged(h.id)));
     }
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   const entries = async (): Promise<string[]> => (await readFile(journal, 'utf8').catch(() => '')).split(/\s+/).filter(Boolean);
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { waitFor } from '../helpers/wait.js';
-import { introduce, makeHost, patternBytes, rule, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 /** A Readable giving `data` in chunks of uneven sizes (not aligned on blocks). */
 function chunked(data: Buffer): Readable {
@@ -45,18 +45,10 @@ describe('through modes on the requester', () => {
   let b: TestHost;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) {
-      await h.addRule(rule('send', TransferMode.SENDMODE));
-      await h.addRule(rule('recv', TransferMode.RECVMODE));
-    }
+    ({ a, b } = await makeHostPair());
+    await addRules([a, b], rule('send', TransferMode.SENDMODE), rule('recv', TransferMode.RECVMODE));
   });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-  });
+  afterEach(() => closeHosts(a, b));
 
   for (const md5 of [false, true]) {
     it(`send-through${md5 ? ' with block digests' : ''}: the data comes from a Readable; the partner gets the exact bytes`, async () => {
