@@ -12,9 +12,29 @@ import { UpdatedInfo } from '../../src/model/transfer.js';
 import { PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { FrameProxy } from './frame-proxy.js';
-import { introduce, makeHost, rule, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, rule, type TestHost } from './harness.js';
 
 const TIMEOUTCON = 200;
+
+/**
+ * hosta and hostb with a `send` rule and a file `a.txt` for hosta to send; hosta reaches hostb
+ * through a frame proxy. `waiting` (the side under test) has timeoutcon TIMEOUTCON.
+ */
+async function proxiedPair(waiting: 'hosta' | 'hostb'): Promise<{ a: TestHost; b: TestHost; proxy: FrameProxy }> {
+  const short = { limits: { timeoutCon: TIMEOUTCON } };
+  const { a, b } = await makeHostPair(waiting === 'hosta' ? short : {}, waiting === 'hostb' ? short : {});
+  try {
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
+    const proxy = await FrameProxy.start(b.listener.port);
+    const entry = (await a.directory.find('hostb'))!;
+    a.directory.set({ ...entry, host: { ...entry.host, port: proxy.port } });
+    await writeFile(path.join(a.dirs.out, 'a.txt'), 'some data');
+    return { a, b, proxy };
+  } catch (err) {
+    await closeHosts(a, b);
+    throw err;
+  }
+}
 
 describe('requester waits with a silent partner', () => {
   let a: TestHost;
@@ -22,20 +42,11 @@ describe('requester waits with a silent partner', () => {
   let proxy: FrameProxy;
 
   beforeEach(async () => {
-    a = await makeHost('hosta', { limits: { timeoutCon: TIMEOUTCON } });
-    b = await makeHost('hostb');
-    await introduce(a, b);
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
-    proxy = await FrameProxy.start(b.listener.port);
-    // hosta reaches hostb through the proxy.
-    const entry = (await a.directory.find('hostb'))!;
-    a.directory.set({ ...entry, host: { ...entry.host, port: proxy.port } });
-    await writeFile(path.join(a.dirs.out, 'a.txt'), 'some data');
+    ({ a, b, proxy } = await proxiedPair('hosta'));
   });
   afterEach(async () => {
     await proxy.close();
-    await a.close();
-    await b.close();
+    await closeHosts(a, b);
   });
 
   it('a partner that never answers the Request (nor the KeepAlive) ends the transfer in D', async () => {
@@ -74,19 +85,11 @@ describe('receiver waits with a silent sender', () => {
   let proxy: FrameProxy;
 
   beforeEach(async () => {
-    a = await makeHost('hosta');
-    b = await makeHost('hostb', { limits: { timeoutCon: TIMEOUTCON } });
-    await introduce(a, b);
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE));
-    proxy = await FrameProxy.start(b.listener.port);
-    const entry = (await a.directory.find('hostb'))!;
-    a.directory.set({ ...entry, host: { ...entry.host, port: proxy.port } });
-    await writeFile(path.join(a.dirs.out, 'a.txt'), 'some data');
+    ({ a, b, proxy } = await proxiedPair('hostb'));
   });
   afterEach(async () => {
     await proxy.close();
-    await a.close();
-    await b.close();
+    await closeHosts(a, b);
   });
 
   it('a receiver whose sender goes silent after the Request answer (no KeepAlive answer either) ends the transfer in D', async () => {
