@@ -1,7 +1,6 @@
 // In-process restart (docs/decisions/0012-in-process-restart.md) through REST v2
 // `PUT /v2/server/restart`, against a real svc-r66server process over real HTTP.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
@@ -9,6 +8,7 @@ import { loadClientConfig } from '../../src/config/index.js';
 import { openClientNetwork } from '../../src/net/network.js';
 import { deriveWireKey } from '../../src/protocol/index.js';
 import { silentLogger } from '../../src/server/logger.js';
+import { freePort } from '../../src/server/ports.js';
 import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { PASSWORD_HEX, runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
@@ -20,14 +20,6 @@ let orderedServer: Running | undefined;
 
 /** writeInstance's hosta is an administrator partner with the password "password". */
 const AUTH = `Basic ${Buffer.from('hosta:password').toString('base64')}`;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 /** Adds a REST listener (and optionally a business list) to the instance's server.xml. */
 function configure(port: number, business: string[] = []): void {

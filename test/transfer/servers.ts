@@ -2,7 +2,6 @@
 // server.xml (optionally with a REST listener) and partner file; started with `svc-r66server start`.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loadClientConfig } from '../../src/config/index.js';
@@ -10,6 +9,7 @@ import { openClientNetwork } from '../../src/net/network.js';
 import type { ConnectionPool } from '../../src/net/pool.js';
 import type { Packet } from '../../src/protocol/index.js';
 import { silentLogger } from '../../src/server/logger.js';
+import { freePort } from '../../src/server/ports.js';
 import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { CRYPTO_KEY, PASSWORD_HEX, runCli, spawnCli, sqliteRows, writeInstance, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
@@ -28,16 +28,8 @@ export interface Node {
   proc?: Running;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A port free now (the server's own probe, src/server/ports.ts). */
+export { freePort };
 
 export interface NodeOptions {
   /** Extra `<limit>` children (e.g. `<globallimit>...`). */
