@@ -139,7 +139,9 @@ export class RunnerRow {
    */
   inError(code: ErrorCodeInfo, rescheduled = false): Promise<void> {
     const updatedInfo = rescheduled ? UpdatedInfo.TOSUBMIT : code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR;
-    return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus: code, infoStatus: code, rank: this.record.rank, updatedInfo });
+    // Rescheduled: the step shows the error tasks' result (Warning), INFOSTATUS keeps the error (database.md §6.1).
+    const stepStatus = rescheduled ? ErrorCode.Warning : code;
+    return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus, infoStatus: code, rank: this.record.rank, updatedInfo });
   }
 
   /** A warning from a task stays visible in INFOSTATUS until the end (tasks.md §7). */
