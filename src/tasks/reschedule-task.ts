@@ -133,6 +133,8 @@ const rescheduleTask: TaskImplementation = {
       return failure(`${type}: cannot reschedule transfer ${t.specialId}: ${errorText(err)}`);
     }
     ctx.rescheduled = true;
+    // The record is written whole after the list: the flag must be in it (database.md §4.4).
+    t.transferInfo = updateInfoMap(t.transferInfo, { RESCHEDULE: true });
     ctx.logger.info(`${type}: transfer ${t.specialId} rescheduled at ${next.toISOString()}`);
     return { kind: 'success', warning: true, stopChain: true, data: next.toISOString() };
   },

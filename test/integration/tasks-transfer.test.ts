@@ -89,11 +89,16 @@ describe('RESCHEDULE and RESTART', () => {
     const after = Date.now();
     expect(out.code).toBe(ErrorCode.ExternalOp);
     expect(requester.updatedInfo).toBe(UpdatedInfo.TOSUBMIT);
+    // The step shows the error tasks' result (Warning), the info status keeps the error's code
+    // (database.md §6.1, tasks.md §8 RESCHEDULE).
+    expect(requester.stepStatus).toBe(ErrorCode.Warning);
+    expect(requester.infoStatus).toBe(ErrorCode.ExternalOp);
     expect(requester.start.getTime()).toBeGreaterThanOrEqual(before + 1500);
     expect(requester.start.getTime()).toBeLessThanOrEqual(after + 1500);
     const map = readInfoMap(requester.transferInfo);
     expect(map.CPTLIMIT).toBe(1);
     expect(map.CPTTOTAL).toBe(1);
+    expect(map.RESCHEDULE).toBe(true);
     // The requester's journal task after RESCHEDULE did not run; the partner's error list did.
     await waitFor(async () => (await journalEntries(journal)).includes('rerror-hostb-E'));
     expect(await journalEntries(journal)).toEqual(['rerror-hostb-E']);
