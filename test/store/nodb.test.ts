@@ -81,6 +81,15 @@ describe('no-database store', () => {
     writeFileSync(join(arch, 'unrelated.xml'), '<x/>');
     expect(await store.runner.deleteWhere({ ownerReq: 'client1' })).toBe(2);
     expect(readdirSync(arch)).toEqual(['unrelated.xml']);
+    // Batches (masend): distinct ids, one file per row, all or nothing.
+    const ids = await store.transaction((tx) => tx.nextTransferIds(3));
+    expect(new Set(ids).size).toBe(3);
+    await store.runner.insertMany(ids.map((i) => transfer(i)));
+    expect(readdirSync(arch).filter((n) => n.endsWith('_singlerunner.xml'))).toHaveLength(3);
+    const more = await store.nextTransferIds(2);
+    await expect(store.runner.insertMany([transfer(more[0]!), transfer(ids[1]!), transfer(more[1]!)])).rejects.toBeInstanceOf(StoreError);
+    expect(await store.runner.get(transfer(more[0]!))).toBeUndefined();
+    expect(await store.runner.deleteWhere({ ownerReq: 'client1' })).toBe(3);
     await store.close();
   });
 
