@@ -150,17 +150,20 @@ async function add(req: V2Request) {
   return json(201, transferToJson(record), { 'transfer-uri': uri, transferURI: uri });
 }
 
-/** Stop or cancel (§10.5): the engine interrupts a running transfer, otherwise the record is marked. */
+/**
+ * Stop or cancel (§10.5): the engine interrupts a running transfer, otherwise the record is marked.
+ * Only the status columns change: the original also wrote "H"/"K" over TRANSFERINFO, which lost its
+ * map (follow id, the scheduler's retry count, RESCHEDULE counters); see docs/compatibility.md.
+ */
 async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
   const { services } = req.ctx;
   const control = services.transfers;
-  const running = control !== undefined && control.isRunning(record);
-  if (running) await (kind === 'stop' ? control.stop(record) : control.cancel(record));
-  const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
-  const change = running
-    ? { transferInfo: code.char }
-    : { updatedInfo: UpdatedInfo.INERROR, infoStatus: code, transferInfo: code.char };
-  await services.store.runner.updateState(record, change);
+  if (control !== undefined && control.isRunning(record)) {
+    await (kind === 'stop' ? control.stop(record) : control.cancel(record));
+  } else {
+    const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
+    await services.store.runner.updateState(record, { updatedInfo: UpdatedInfo.INERROR, infoStatus: code });
+  }
   return (await services.store.runner.get(record)) ?? record;
 }
 
