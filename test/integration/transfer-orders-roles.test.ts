@@ -7,9 +7,8 @@ import { UpdatedInfo } from '../../src/model/transfer.js';
 import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { freePort, killNodes, openCaller, order, rest, rowOf, startNode, writeNode, writePatternFile, type Caller, type Node } from '../transfer/servers.js';
+import { killNodes, openCaller, order, rowOf, SEND_RULE, startNodePair, submitByRest, writePatternFile, type Caller, type Node } from '../transfer/servers.js';
 
-const RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
 
 let box: Sandbox;
 let a: Node;
@@ -18,15 +17,10 @@ const callers: Caller[] = [];
 
 beforeEach(async () => {
   box = sandbox();
-  const [pa, pb] = [await freePort(), await freePort()];
-  const partners = [{ id: 'hostb', port: pb }, { id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }];
-  a = await writeNode(box, 'hosta', pa, partners, {
-    rest: true, rules: RULE, limit: '<globallimit>1048576</globallimit>',
+  ({ a, b } = await startNodePair(box, {
+    partners: [{ id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }], rest: true, rules: SEND_RULE, limit: '<globallimit>1048576</globallimit>',
     roles: '<role><roleid>hostc</roleid><roleset>READONLY|TRANSFER</roleset></role><role><roleid>hostd</roleid><roleset>SYSTEM</roleset></role>',
-  });
-  b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }], { rules: RULE });
-  await startNode(b);
-  await startNode(a);
+  }, { rules: SEND_RULE }));
 }, 60_000);
 
 afterEach(async () => {
@@ -42,9 +36,7 @@ describe('roles on transfer orders from partners (real server)', () => {
     const d = await openCaller(box, 'hostd', [a]);
     callers.push(c, d);
     await writePatternFile(join(a.home, 'out', 'big.bin'), 8 * 1024 * 1024);
-    const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'big.bin', requested: 'hostb' });
-    expect(add.status).toBe(201);
-    const specialId = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
+    const specialId = await submitByRest(a, 'big.bin', 'hostb');
     const ref = { specialId, requester: 'hosta', requested: 'hostb' };
     await waitFor(async () => Number((await rowOf(b, specialId))?.rank ?? 0) > 4, { what: 'the transfer under way', timeoutMs: 30_000 });
 

@@ -5,9 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { freePort, killNodes, logsOf, rest, rowOf, startNode, writeNode, writePatternFile, type Node } from '../transfer/servers.js';
+import { freePort, killNodes, logsOf, rest, rowOf, SEND_RULE, startNode, submitByRest, writeNode, writePatternFile, type Node } from '../transfer/servers.js';
 
-const RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
 /** The scheduler's default retries after a failed connection. */
 const RETRIES = 5;
 
@@ -17,7 +16,7 @@ let a: Node;
 beforeEach(async () => {
   box = sandbox();
   // hostz is never started: every attempt fails with ConnectionImpossible.
-  a = await writeNode(box, 'hosta', await freePort(), [{ id: 'hostz', port: await freePort() }], { rest: true, rules: RULE });
+  a = await writeNode(box, 'hosta', await freePort(), [{ id: 'hostz', port: await freePort() }], { rest: true, rules: SEND_RULE });
   await startNode(a);
 }, 60_000);
 
@@ -31,9 +30,7 @@ const retries = (info: string | undefined): number => Number(/"SCHEDULERETRY":(\
 describe('scheduler retry counter', () => {
   it('survives a server restart: the row ends in error after the configured retries in all', async () => {
     await writePatternFile(join(a.home, 'out', 'f.bin'), 1000);
-    const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'f.bin', requested: 'hostz' });
-    expect(add.status).toBe(201);
-    const id = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
+    const id = await submitByRest(a, 'f.bin', 'hostz');
     await waitFor(async () => retries((await rowOf(a, id))?.transferinfo) >= 2, { what: 'two retries counted', timeoutMs: 30_000 });
     const before = retries((await rowOf(a, id))?.transferinfo);
 

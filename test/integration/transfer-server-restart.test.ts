@@ -5,13 +5,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { freePort, killNodes, logsOf, rest, rowOf, sha256File, startNode, writeNode, writePatternFile, type Node } from '../transfer/servers.js';
+import { killNodes, logsOf, receivedFile, rest, rowOf, rowsDone, SEND_RULE, sha256File, startNodePair, submitByRest, writePatternFile, type Node } from '../transfer/servers.js';
 
 const SIZE = 24 * 1024 * 1024;
-const RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
 
 let box: Sandbox;
 let a: Node;
@@ -19,12 +17,8 @@ let b: Node;
 
 beforeEach(async () => {
   box = sandbox();
-  const [pa, pb] = [await freePort(), await freePort()];
   // 4 MB/s on the sender: about 6 s for the whole file, so the restart lands while it runs.
-  a = await writeNode(box, 'hosta', pa, [{ id: 'hostb', port: pb }], { rest: true, rules: RULE, limit: '<globallimit>4194304</globallimit>' });
-  b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }], { rest: true, rules: RULE });
-  await startNode(b);
-  await startNode(a);
+  ({ a, b } = await startNodePair(box, { rest: true, rules: SEND_RULE, limit: '<globallimit>4194304</globallimit>' }, { rest: true, rules: SEND_RULE }));
 }, 60_000);
 
 afterEach(() => {
@@ -32,20 +26,11 @@ afterEach(() => {
   box.cleanup();
 });
 
-function received(node: Node, name: string): string {
-  const dir = join(node.home, 'in');
-  const found = readdirSync(dir).filter((f) => f === name || f.endsWith(`_${name}`));
-  expect(found, `${name} in ${dir}`).toHaveLength(1);
-  return join(dir, found[0]!);
-}
-
 describe('PUT /v2/server/restart with a transfer in flight (real server processes)', () => {
   for (const restarted of ['requester (sender)', 'requested (receiver)'] as const) {
     it(`the ${restarted} restarts: the transfer stops cleanly, resumes from its rank and completes byte-identical`, async () => {
       const expected = await writePatternFile(join(a.home, 'out', 'big.bin'), SIZE);
-      const add = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'big.bin', requested: 'hostb' });
-      expect(add.status).toBe(201);
-      const id = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(add.headers.get('transfer-uri') ?? '')![1]!);
+      const id = await submitByRest(a, 'big.bin', 'hostb');
       await waitFor(async () => Number((await rowOf(b, id))?.rank ?? 0) > 32, { what: 'the transfer under way', timeoutMs: 30_000 });
 
       const node = restarted.startsWith('requester') ? a : b;
@@ -54,13 +39,9 @@ describe('PUT /v2/server/restart with a transfer in flight (real server processe
       expect(answer.status).toBe(204);
       await waitFor(() => logsOf(node, 'server restarted').length === 1, { what: 'the restart', timeoutMs: 30_000 });
 
-      const done = await waitFor(async () => {
-        const ra = await rowOf(a, id);
-        const rb = await rowOf(b, id);
-        return Number(ra?.updatedinfo) === UpdatedInfo.DONE && Number(rb?.updatedinfo) === UpdatedInfo.DONE ? { ra, rb } : undefined;
-      }, { what: 'both rows done', timeoutMs: 60_000 });
-      expect(done.ra!.infostatus).toBe('O');
-      expect(await sha256File(received(b, 'big.bin'))).toBe(expected);
+      const done = await rowsDone(a, b, id);
+      expect(done.ra.infostatus).toBe('O');
+      expect(await sha256File(receivedFile(b, 'big.bin'))).toBe(expected);
       expect(readdirSync(join(b.home, 'work'))).toEqual([]);
 
       // The partner was told with the shutdown notice (not an unexpected packet) and ended with S.

@@ -1,10 +1,11 @@
 // Real svc-r66server processes for transfer tests: each node has its own home, SQLite database,
 // server.xml (optionally with a REST listener) and partner file; started with `svc-r66server start`.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loadClientConfig } from '../../src/config/index.js';
+import { UpdatedInfo } from '../../src/model/transfer.js';
 import { openClientNetwork } from '../../src/net/network.js';
 import type { ConnectionPool } from '../../src/net/pool.js';
 import type { Packet } from '../../src/protocol/index.js';
@@ -16,6 +17,9 @@ import { waitFor } from '../helpers/wait.js';
 import { patternBytes } from '../helpers/hosts.js';
 
 export const BLOCK = 65536;
+
+/** A rule file of rule `send` (the requester sends, any partner), for NodeOptions.rules. */
+export const SEND_RULE = { 'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n' };
 
 export interface Node {
   id: string;
@@ -80,6 +84,34 @@ export async function writeNode(box: Sandbox, id: string, port: number, partners
   return node;
 }
 
+export interface PairNodeOptions extends NodeOptions {
+  /** Partners besides the other node of the pair. */
+  partners?: Array<{ id: string; port: number }>;
+}
+
+/** hosta and hostb on free ports, each a partner of the other (writeNode; not started). */
+export async function writeNodePair(box: Sandbox, optsA: PairNodeOptions = {}, optsB: PairNodeOptions = {}): Promise<{ a: Node; b: Node }> {
+  const [pa, pb] = [await freePort(), await freePort()];
+  const { partners: moreA = [], ...restA } = optsA;
+  const { partners: moreB = [], ...restB } = optsB;
+  const a = await writeNode(box, 'hosta', pa, [{ id: 'hostb', port: pb }, ...moreA], restA);
+  const b = await writeNode(box, 'hostb', pb, [{ id: 'hosta', port: pa }, ...moreB], restB);
+  return { a, b };
+}
+
+/** writeNodePair, then starts hostb and hosta; kills both if either fails to start. */
+export async function startNodePair(box: Sandbox, optsA: PairNodeOptions = {}, optsB: PairNodeOptions = {}): Promise<{ a: Node; b: Node }> {
+  const { a, b } = await writeNodePair(box, optsA, optsB);
+  try {
+    await startNode(b);
+    await startNode(a);
+  } catch (err) {
+    killNodes(a, b);
+    throw err;
+  }
+  return { a, b };
+}
+
 export async function startNode(node: Node): Promise<Running> {
   const proc = spawnCli('server', ['start'], node.env);
   node.proc = proc;
@@ -134,6 +166,23 @@ export async function rowOf(node: Node, id: bigint): Promise<RunnerRow | undefin
   return rows[0];
 }
 
+/** The rows of transfer `id` on both nodes once both are DONE (within 60 s). */
+export async function rowsDone(a: Node, b: Node, id: bigint): Promise<{ ra: RunnerRow; rb: RunnerRow }> {
+  return waitFor(async () => {
+    const ra = await rowOf(a, id);
+    const rb = await rowOf(b, id);
+    return ra && rb && Number(ra.updatedinfo) === UpdatedInfo.DONE && Number(rb.updatedinfo) === UpdatedInfo.DONE ? { ra, rb } : undefined;
+  }, { what: 'both rows done', timeoutMs: 60_000 });
+}
+
+/** The file `name` received in `node`'s in directory (under its own name or with a transfer-id prefix). */
+export function receivedFile(node: Node, name: string): string {
+  const dir = join(node.home, 'in');
+  const found = readdirSync(dir).filter((f) => f === name || f.endsWith(`_${name}`));
+  expect(found, `${name} in ${dir}`).toHaveLength(1);
+  return join(dir, found[0]!);
+}
+
 /** JSON log lines of a node with this message. */
 export function logsOf(node: Node, msg: string): Array<Record<string, unknown>> {
   return (node.proc?.stdout() ?? '').split('\n').filter((l) => l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -158,6 +207,13 @@ export async function rest(node: Node, method: string, path: string, body?: unkn
     json = null;
   }
   return { status: res.status, json, headers: res.headers };
+}
+
+/** Submits a transfer of `file` from `node` to `requested` with rule `send` through REST v2 (answer 201); returns its id. */
+export async function submitByRest(node: Node, file: string, requested: string): Promise<bigint> {
+  const r = await rest(node, 'POST', '/v2/transfers', { ruleName: 'send', filename: file, requested });
+  expect(r.status, JSON.stringify(r.json)).toBe(201);
+  return BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(r.headers.get('transfer-uri') ?? '')![1]!);
 }
 
 /** A client identity in the test process (its own client.xml and SQLite partner table) talking R66 to `servers`. */
