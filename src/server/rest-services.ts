@@ -27,7 +27,8 @@ export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Comp
       transfers: engineControl(engine),
       business: live.business,
       fileMonitors: live.business,
-      counters: { networkConnections: () => engine().runningCount, inBandwidth: () => 0, outBandwidth: () => 0 },
+      // The shaper counts every data block of every transfer (bandwidth.md §6.2).
+      counters: { networkConnections: () => engine().runningCount, inBandwidth: () => engine().bandwidth.throughput().read, outBandwidth: () => engine().bandwidth.throughput().write },
       shutdown: (restart) => {
         runtime.log.warn({ restart }, 'shutdown requested through REST');
         // Out of the request that asked for it: a restart closes this very listener.

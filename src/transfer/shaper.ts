@@ -53,6 +53,48 @@ export class TokenBucket {
   }
 }
 
+/**
+ * A traffic counter (bandwidth.md §6.2): bytes moved per check interval, reporting the throughput
+ * of the last interval that ended, in bytes/s, as the original's global counters do for the
+ * status documents. Intervals are aligned on the counter's start; an interval without traffic
+ * reports 0. No timer: the intervals roll when bytes are added or the throughput is read.
+ */
+export class TrafficCounter {
+  private bytes = 0;
+  private start = performance.now();
+  private last = 0;
+
+  constructor(private intervalMs: number) {}
+
+  /** Counts `bytes` moved now. */
+  add(bytes: number): void {
+    this.roll();
+    this.bytes += bytes;
+  }
+
+  /** Bytes/s of the last check interval that ended. */
+  throughput(): number {
+    this.roll();
+    return this.last;
+  }
+
+  /** A new check interval, from the next interval on. */
+  setInterval(intervalMs: number): void {
+    this.roll();
+    this.intervalMs = intervalMs;
+  }
+
+  private roll(): void {
+    const ended = Math.floor((performance.now() - this.start) / this.intervalMs);
+    if (ended < 1) return;
+    // Every byte counted so far was added in the first interval that ended (the add that would
+    // have crossed its end rolled first); any later interval that ended had no traffic.
+    this.last = ended === 1 ? Math.round((this.bytes * 1000) / this.intervalMs) : 0;
+    this.bytes = 0;
+    this.start += ended * this.intervalMs;
+  }
+}
+
 /** The smallest positive of two limits (0 = unlimited on that side): bandwidth.md §5. */
 export function combineLimits(own: number, remote: number): number {
   if (own > 0 && (remote <= 0 || own < remote)) return own;
@@ -68,19 +110,24 @@ export function normaliseLimits(l: BandwidthLimits): BandwidthLimits {
   return out;
 }
 
-/** The shaper of one transfer's data path: the global bucket of its direction plus its own. */
+/**
+ * The shaper of one transfer's data path: the global bucket of its direction plus its own, and the
+ * host's traffic counter of that direction (every block of every transfer passes here).
+ */
 export class SessionShaper {
   private readonly own: TokenBucket;
   constructor(
     private readonly global: TokenBucket,
     limit: number,
     intervalMs: number,
+    private readonly counter: TrafficCounter | null = null,
   ) {
     this.own = new TokenBucket(limit, intervalMs);
   }
 
   /** The wait (ms) before the next `bytes` may move; 0 when under the limits. */
   waitFor(bytes: number): number {
+    this.counter?.add(bytes);
     const wait = Math.max(this.global.take(bytes), this.own.take(bytes));
     return wait >= MIN_WAIT_MS ? wait : 0;
   }
@@ -97,6 +144,8 @@ export class BandwidthShaper {
   private limits: BandwidthLimits;
   private readonly writeGlobal: TokenBucket;
   private readonly readGlobal: TokenBucket;
+  private readonly written: TrafficCounter;
+  private readonly read: TrafficCounter;
 
   constructor(
     limits: BandwidthLimits,
@@ -105,10 +154,20 @@ export class BandwidthShaper {
     this.limits = normaliseLimits(limits);
     this.writeGlobal = new TokenBucket(this.limits.writeGlobal, intervalMs);
     this.readGlobal = new TokenBucket(this.limits.readGlobal, intervalMs);
+    this.written = new TrafficCounter(intervalMs);
+    this.read = new TrafficCounter(intervalMs);
   }
 
   get current(): BandwidthLimits {
     return { ...this.limits };
+  }
+
+  /**
+   * The measured throughput of all transfers of this host over the last check interval, in
+   * bytes/s: `read` = data received, `write` = data sent (bandwidth.md §6.2).
+   */
+  throughput(): { read: number; write: number } {
+    return { read: this.read.throughput(), write: this.written.throughput() };
   }
 
   /**
@@ -126,6 +185,8 @@ export class BandwidthShaper {
     this.intervalMs = intervalMs;
     this.writeGlobal.setRate(this.limits.writeGlobal, intervalMs);
     this.readGlobal.setRate(this.limits.readGlobal, intervalMs);
+    this.written.setInterval(intervalMs);
+    this.read.setInterval(intervalMs);
     return this.current;
   }
 
@@ -136,6 +197,6 @@ export class BandwidthShaper {
 
   /** A shaper for one transfer at its negotiated limit. */
   session(isSender: boolean, negotiated: number): SessionShaper {
-    return new SessionShaper(isSender ? this.writeGlobal : this.readGlobal, negotiated, this.intervalMs);
+    return new SessionShaper(isSender ? this.writeGlobal : this.readGlobal, negotiated, this.intervalMs, isSender ? this.written : this.read);
   }
 }
