@@ -2,7 +2,7 @@
 // `hosta`, the client's instance (client.xml + SQLite database) that knows hostb at that port.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loadServerConfig } from '../../src/config/index.js';
 import { R66Network } from '../../src/net/network.js';
 import { silentLogger } from '../../src/server/logger.js';
@@ -112,6 +112,33 @@ export async function startPair(opts: { hostbInProcess?: boolean } = {}): Promis
       box.cleanup();
     },
   };
+}
+
+/** Files to put in each host's out directory before the tests: name -> content. */
+export interface OutFiles {
+  a?: Record<string, string>;
+  b?: Record<string, string>;
+}
+
+/**
+ * The pair of a whole test file (call at its top level): started, with `files` in the out
+ * directories, before the file's first test and stopped after its last. The returned object is
+ * filled in once the pair has started.
+ */
+export function pairForFile(files: OutFiles = {}): Pair {
+  const pair = {} as Pair;
+  let started: Pair | undefined;
+  beforeAll(async () => {
+    started = await startPair();
+    Object.assign(pair, started);
+    for (const [inst, byName] of [[started.a, files.a], [started.b, files.b]] as const) {
+      for (const [name, text] of Object.entries(byName ?? {})) writeFileSync(join(inst.serverHome, 'out', name), text);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return pair;
 }
 
 /** The JSON result line (second line of the output) of a client command. */

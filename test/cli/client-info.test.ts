@@ -1,21 +1,10 @@
 // message, getinfo and business against a real svc-r66server on loopback (cli.md §3.7, §5).
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasNoStack } from './cli-helpers.js';
-import { jsonResult, startPair, type Pair } from './client-harness.js';
+import { jsonResult, pairForFile } from './client-harness.js';
 
-let pair: Pair;
-
-beforeAll(async () => {
-  pair = await startPair();
-  writeFileSync(join(pair.b.serverHome, 'out', 'report-1.csv'), 'a;b\n1;2\n');
-  writeFileSync(join(pair.b.serverHome, 'out', 'report-2.csv'), 'x\n');
-  writeFileSync(join(pair.b.serverHome, 'out', 'other.txt'), 'other');
-}, 60_000);
-afterAll(async () => {
-  await pair?.stop();
-});
+const pair = pairForFile({ b: { 'report-1.csv': 'a;b\n1;2\n', 'report-2.csv': 'x\n', 'other.txt': 'other' } });
 
 describe('message (cli.md §5.1)', () => {
   it('answers SUCCESS with the echo of the partner, exit 0', async () => {

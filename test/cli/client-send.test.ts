@@ -1,21 +1,13 @@
 // send, msend and transfer end to end: the client's own engine towards hostb (cli.md §3.2, §3.4, §3.6).
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasNoStack, sqliteRows } from './cli-helpers.js';
-import { jsonResult, startPair, type Pair } from './client-harness.js';
+import { jsonResult, pairForFile } from './client-harness.js';
 
-let pair: Pair;
-
-beforeAll(async () => {
-  pair = await startPair();
-  writeFileSync(join(pair.a.serverHome, 'out', 'hello.txt'), 'hello world\n');
-  writeFileSync(join(pair.a.serverHome, 'out', 'm1.dat'), 'one');
-  writeFileSync(join(pair.a.serverHome, 'out', 'm2.dat'), 'two');
-  writeFileSync(join(pair.b.serverHome, 'out', 'remote.txt'), 'from b');
-}, 60_000);
-afterAll(async () => {
-  await pair?.stop();
+const pair = pairForFile({
+  a: { 'hello.txt': 'hello world\n', 'm1.dat': 'one', 'm2.dat': 'two' },
+  b: { 'remote.txt': 'from b' },
 });
 
 describe('send (cli.md §3.2)', () => {

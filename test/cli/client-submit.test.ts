@@ -1,11 +1,14 @@
 // asend and masend: submitted RUNNER rows for the server's scheduler (cli.md §3.3, §3.5, database.md §9.1).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sqliteRows } from './cli-helpers.js';
-import { jsonResult, startPair, type Pair } from './client-harness.js';
+import { jsonResult, pairForFile } from './client-harness.js';
 
-let pair: Pair;
+const pair = pairForFile({
+  a: { 'a1.txt': '12345', 'a2.txt': '1' },
+  b: { 'remote-1.dat': 'r1', 'remote-2.dat': 'r2' },
+});
 
 interface Row {
   specialid: number | bigint;
@@ -32,17 +35,6 @@ interface Row {
 async function rowsOf(where = '1=1'): Promise<Row[]> {
   return sqliteRows<Row>(pair.a.sqliteFile, `SELECT * FROM runner WHERE ${where} ORDER BY specialid`);
 }
-
-beforeAll(async () => {
-  pair = await startPair();
-  writeFileSync(join(pair.a.serverHome, 'out', 'a1.txt'), '12345');
-  writeFileSync(join(pair.a.serverHome, 'out', 'a2.txt'), '1');
-  writeFileSync(join(pair.b.serverHome, 'out', 'remote-1.dat'), 'r1');
-  writeFileSync(join(pair.b.serverHome, 'out', 'remote-2.dat'), 'r2');
-}, 60_000);
-afterAll(async () => {
-  await pair?.stop();
-});
 
 describe('asend (cli.md §3.3)', () => {
   it('inserts a TOSUBMIT row with the rule mode, size, follow id and planned start', async () => {
