@@ -146,7 +146,11 @@ describe('error paths end with the original codes on both sides', () => {
     const out = await pending;
     expect([ErrorCode.Disconnection.char, ErrorCode.ConnectionImpossible.char]).toContain(out.code.char);
     expect(out.record.rank).toBeGreaterThan(0);
-    const theirs = (await b.store.runner.list())[0]!;
+    // hostb ends its side on its own schedule (its channel closes with the listener's connections).
+    const theirs = await waitFor(async () => {
+      const r = (await b.store.runner.list())[0];
+      return r !== undefined && r.updatedInfo !== UpdatedInfo.RUNNING ? r : undefined;
+    }, { what: 'hostb ends its side of the transfer' });
     expect(theirs.updatedInfo).toBe(UpdatedInfo.INERROR);
     expect(theirs.rank).toBeGreaterThan(0);
   });
