@@ -29,6 +29,8 @@ export interface NoDatabaseSource {
 export interface NoDatabaseOptions {
   /** Receives remarks of the file loaders (skipped partners or tasks). */
   logger?: (msg: string) => void;
+  /** Task types kept in the rule files besides the original's (the host's plug-ins, see RuleLoadOptions). */
+  acceptsTaskType?: (type: string) => boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function openNoDatabaseStore(source: NoDatabaseSource, opts: NoData
     hosts = loaded.hosts;
   }
   const rules = source.rules ?? await loadRuleDirectory(source.directories.conf, {
-    serverHome: source.directories.serverHome, defaultTaskDelay: source.limits.timeoutCon, onWarning: warn,
+    serverHome: source.directories.serverHome, defaultTaskDelay: source.limits.timeoutCon, onWarning: warn, acceptsTaskType: opts.acceptsTaskType,
   });
   const l = source.limits;
   const limits: Limits = {
