@@ -7,7 +7,6 @@ import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { createTaskRegistry } from '../tasks/index.js';
 import { TransferEngine, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
@@ -39,7 +38,7 @@ export async function openEngine(session: ClientSession): Promise<TransferEngine
     limits: config.limits,
     store: session.store,
     pool,
-    tasks: createTaskRegistry(),
+    tasks: await session.tasks(),
     logger: session.logger,
     ownerId: config.hostId,
   });

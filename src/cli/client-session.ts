@@ -13,7 +13,9 @@ import { openClientNetwork } from '../net/network.js';
 import type { NetContext } from '../net/context.js';
 import type { ConnectionPool } from '../net/pool.js';
 import { createLogger } from '../server/logger.js';
+import { taskLogger } from '../server/task-registry.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
+import { hostTaskRegistry, runsTaskType, type TaskRegistry } from '../tasks/index.js';
 import { UsageError } from './cli-error.js';
 import { configFileOf, type Instance } from './instance.js';
 import type { Io } from './io.js';
@@ -57,6 +59,11 @@ export interface ClientSession {
   partner(id: string): Promise<Host | undefined>;
   /** This host's id towards `partner`: the TLS id when the partner is a TLS partner (database.md §6). */
   ownIdFor(partner: Host): string;
+  /**
+   * This host's task types: the built-ins and the extendTaskFactory plug-ins of client.xml (loaded
+   * on first use). What its transfer engine runs and what its rule files (no-database mode) keep.
+   */
+  tasks(): Promise<TaskRegistry>;
   /** The connection pool (opened on first use). */
   pool(): Promise<ConnectionPool>;
   /** The network context and pool (opened on first use). */
@@ -73,9 +80,9 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function openClientStore(config: ClientConfig, logger: Logger): Promise<Store> {
+async function openClientStore(config: ClientConfig, logger: Logger, tasks: () => Promise<TaskRegistry>): Promise<Store> {
   const db = config.db;
-  if (db === null) return openNoDatabaseStore(config, { logger: (m) => logger.warn(m) });
+  if (db === null) return openNoDatabaseStore(config, { logger: (m) => logger.warn(m), acceptsTaskType: runsTaskType(await tasks()) });
   const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId, logger: (m) => logger.warn(m) });
   if (!(await store.isInitialised().catch(() => false))) {
     await store.close().catch(() => undefined);
@@ -94,9 +101,14 @@ export async function openClientSession(configFile: string, opts: SessionOptions
     if (err instanceof ConfigError) throw new ClientSetupError(err.message);
     throw err;
   }
+  let registry: Promise<TaskRegistry> | undefined;
+  const tasks = (): Promise<TaskRegistry> => {
+    registry ??= hostTaskRegistry(config.extendTaskFactories, config.directories.conf, taskLogger(logger));
+    return registry;
+  };
   let store: Store;
   try {
-    store = await openClientStore(config, logger);
+    store = await openClientStore(config, logger, tasks);
   } catch (err) {
     if (err instanceof StoreError || err instanceof ConfigError) throw new ClientSetupError(describe(err));
     throw err;
@@ -122,6 +134,7 @@ export async function openClientSession(configFile: string, opts: SessionOptions
     realHostId,
     partner: (id) => store.hosts.get(realHostId(id)),
     ownIdFor: (partner) => (partner.isSsl && config.sslHostId !== undefined ? config.sslHostId : config.hostId),
+    tasks,
     pool: async () => (await openNetwork()).pool,
     network: openNetwork,
     close: async () => {

@@ -8,6 +8,7 @@ import type { RestConfig, ServerConfig } from '../config/index.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { Store } from '../store/index.js';
+import type { TaskRegistry } from '../tasks/index.js';
 
 /** Live bandwidth limits in bytes per second (0 = unlimited) and the check delay in ms. */
 export interface LiveLimits {
@@ -100,6 +101,12 @@ export interface RestServices {
   /** Registered business tasks; without it every business request names an unknown task. */
   business?: BusinessRunner;
   fileMonitors: FileMonitorSource;
+  /**
+   * The task types of this server, as its transfer engine runs them (built-in types and the
+   * extendTaskFactory plug-ins): rule requests and configuration imports are checked against it.
+   * Without it, the built-in types.
+   */
+  tasks?: TaskRegistry;
   counters: RuntimeCounters;
   /** Orderly shutdown, optionally followed by a restart; called after the answer is sent. */
   shutdown(restart: boolean): void;

@@ -40,7 +40,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
     network,
     // Transfers (engine + scheduler of submitted rows) need the started network's pool and handlers.
     transfers,
-    ...restListeners(runtime, { transfers, business }),
+    ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
   ];
 }
 

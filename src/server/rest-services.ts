@@ -6,6 +6,7 @@
  * (before any REST listener starts) to its stop (after every REST listener stopped).
  */
 import { RestListener, type BandwidthControl, type LiveLimits, type RestServices, type TransferControl } from '../http/index.js';
+import type { TaskRegistry } from '../tasks/index.js';
 import type { TransferEngine, TransferService } from '../transfer/index.js';
 import type { BusinessRegistry } from './business.js';
 import type { Component } from './component.js';
@@ -14,6 +15,8 @@ import type { ServerRuntime } from './runtime.js';
 export interface RestLiveParts {
   transfers: TransferService;
   business: BusinessRegistry;
+  /** The registry the engine runs tasks with (built-ins and plug-ins): REST rule requests are checked against it. */
+  tasks: TaskRegistry;
 }
 
 export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Component[] {
@@ -27,6 +30,7 @@ export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Comp
       transfers: engineControl(engine),
       business: live.business,
       fileMonitors: live.business,
+      tasks: live.tasks,
       // The shaper counts every data block of every transfer (bandwidth.md §6.2).
       counters: { networkConnections: () => engine().runningCount, inBandwidth: () => engine().bandwidth.throughput().read, outBandwidth: () => engine().bandwidth.throughput().write },
       shutdown: (restart) => {

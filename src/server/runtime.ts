@@ -193,8 +193,9 @@ export class ServerRuntime {
       start: async () => {
         const db = this.config.db;
         if (db === null) {
-          // config.md §3.0 steps 10-11: partners from identity/authentfile, rules from <conf>.
-          this.currentStore = await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m) });
+          // config.md §3.0 steps 10-11: partners from identity/authentfile, rules from <conf>. Every
+          // task type is kept: the task plug-ins are not loaded yet, ServerTasks checks them (task-registry.ts).
+          this.currentStore = await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m), acceptsTaskType: () => true });
           return;
         }
         const settings = parseJdbcUrl(db.driver, db.server, db.user, db.password);

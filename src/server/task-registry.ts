@@ -3,7 +3,9 @@
  * `extendTaskFactory` section are loaded into the registry the transfer engine uses, then every
  * rule the server will run (database or rule files of the no-database mode) is checked against it.
  * A rule using a type this version cannot run (FTP, S3*, ICAP, SNMP) stops the start with a message
- * naming the task and the rule, as a bad rule file does.
+ * naming the task and the rule, as a bad rule file does. The rule files of the no-database mode are
+ * read before the plug-ins are loaded, with every task type: here they keep what the registry runs
+ * (plug-in types included) and lose unknown types with a warning, as a rule file load does.
  */
 import type { Logger } from 'pino';
 import { createTaskRegistry, loadExtendTaskFactories, validateRules, type TaskLogger, type TaskRegistry } from '../tasks/index.js';
@@ -23,8 +25,10 @@ export class ServerTasks implements Component {
     const log = taskLogger(this.runtime.log.child({ component: 'tasks' }));
     await loadExtendTaskFactories(this.registry, config.extendTaskFactories.join(','), config.directories.conf, log);
     this.loaded = config.extendTaskFactories;
-    const checked = validateRules(await this.runtime.store.rules.list(), this.registry);
+    const { store } = this.runtime;
+    const checked = validateRules(await store.rules.list(), this.registry);
     checked.warnings.forEach((w) => log.warn(w));
+    if (store.dialect === 'none') for (const rule of checked.rules) await store.rules.upsert(rule);
   }
 
   describe(): string[] {
@@ -34,6 +38,7 @@ export class ServerTasks implements Component {
   async stop(): Promise<void> {}
 }
 
-function taskLogger(log: Logger): TaskLogger {
+/** A pino logger as the tasks' logger. */
+export function taskLogger(log: Logger): TaskLogger {
   return { trace: (m) => log.trace(m), debug: (m) => log.debug(m), info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
 }

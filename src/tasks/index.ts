@@ -43,12 +43,17 @@ export async function hostTaskRegistry(factories: readonly string[], baseDir: st
 let builtins: TaskRegistry | undefined;
 
 /**
- * `validateRuleTasks` against the built-in types, for loaders that have no host registry at hand
- * (the REST rule handlers): throws RuleTaskError for FTP, S3*, ICAP, SNMP.
+ * `validateRuleTasks` against `registry`, the host's (built-in types and loaded plug-ins, what its
+ * engine runs), or the built-in types when there is none: throws RuleTaskError for a type the
+ * registry cannot run (FTP, S3*, ICAP, SNMP unless a plug-in brings them).
  */
-export function checkRuleTasks(rule: Rule): RuleTaskCheck {
-  builtins ??= createTaskRegistry();
-  return validateRuleTasks(rule, builtins);
+export function checkRuleTasks(rule: Rule, registry?: TaskRegistry): RuleTaskCheck {
+  return validateRuleTasks(rule, registry ?? (builtins ??= createTaskRegistry()));
+}
+
+/** For the rule file loaders: a type the registry runs (plug-in types included) is kept. */
+export function runsTaskType(registry: TaskRegistry): (type: string) => boolean {
+  return (type) => registry.get(type) !== undefined;
 }
 
 export * from './context.js';

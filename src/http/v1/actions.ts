@@ -104,7 +104,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   if ((method === 'GET' && !isExport) || (method === 'PUT' && !isImport)) return { code: 412, command, model, detail: 'packet does not match the method' };
   if (!hasRole(id.roles, Role.CONFIGADMIN) && !isSelf(ctx, id)) return { code: 401, httpStatus: 401, command, model, detail: 'role CONFIGADMIN required' };
   const { services } = ctx;
-  const fctx = { store: services.store, hostId: services.config.hostId, cryptoKey: services.config.identity.cryptoKey };
+  const fctx = { store: services.store, hostId: services.config.hostId, cryptoKey: services.config.identity.cryptoKey, tasks: services.tasks };
   if (cmd.jsonClass === 'ConfigExportJsonPacket' || cmd.jsonClass === 'ConfigExportResponseJsonPacket') {
     const items = new Set<ConfigItem>();
     if (cmd.host) items.add('hosts');

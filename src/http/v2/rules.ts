@@ -9,7 +9,7 @@ import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { ruleSchema } from './schemas.js';
 import { jsonText, parseBody, parseQuery, qEnum, qInt, qText } from './validate.js';
-import { checkRuleTasks, RuleTaskError } from '../../tasks/index.js';
+import { checkRuleTasks, RuleTaskError, type TaskRegistry } from '../../tasks/index.js';
 
 const ORDERS = ['ascName', 'descName', 'ascRuleID', 'descRuleID'] as const;
 const MODE_LIST = Object.keys(MODE_BY_NAME) as [string, ...string[]];
@@ -51,7 +51,12 @@ async function list(req: V2Request) {
   return json(200, { totalResults: rules.length, results: rules.slice(offset, offset + (q.limit ?? 20)).map(ruleToJson) });
 }
 
-function tasksOf(value: unknown[], field: string, errors: ErrorList): RuleTask[] {
+/** A task type of a rule request: a name of the original (exact case) or one this server's plug-ins register. */
+function isTaskType(type: string, registry: TaskRegistry | undefined): boolean {
+  return TASK_TYPES.has(type) || (registry !== undefined && type === type.toUpperCase() && registry.get(type) !== undefined);
+}
+
+function tasksOf(value: unknown[], field: string, errors: ErrorList, registry: TaskRegistry | undefined): RuleTask[] {
   const out: RuleTask[] = [];
   for (const item of value) {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) { errors.add(V2Code.IllegalFieldValue, jsonText(item), field); continue; }
@@ -60,7 +65,7 @@ function tasksOf(value: unknown[], field: string, errors: ErrorList): RuleTask[]
     for (const [k] of entries) if (!['type', 'arguments', 'delay'].includes(k)) errors.add(V2Code.UnknownField, JSON.stringify(k));
     const type = known.get('type');
     if (type === undefined || type === '') { errors.add(V2Code.MissingFieldValue, 'type'); continue; }
-    if (typeof type !== 'string' || !TASK_TYPES.has(type)) { errors.add(V2Code.IllegalFieldValue, jsonText(type), 'type'); continue; }
+    if (typeof type !== 'string' || !isTaskType(type, registry)) { errors.add(V2Code.IllegalFieldValue, jsonText(type), 'type'); continue; }
     const args = known.get('arguments') ?? '';
     if (typeof args !== 'string') { errors.add(V2Code.IllegalFieldValue, jsonText(args), 'arguments'); continue; }
     const delay = known.get('delay') ?? 0;
@@ -93,15 +98,16 @@ async function applyBody(req: V2Request, base: Rule, errors: ErrorList, required
   for (const key of ['recvPath', 'sendPath', 'archivePath', 'workPath'] as const) {
     if (b[key] !== undefined) rule[key] = await rulePath(req, b[key], key, errors);
   }
-  for (const key of TASK_KEYS) if (b[key] !== undefined) rule[key] = tasksOf(b[key], key, errors);
-  refuseUnavailableTasks(rule, errors);
+  const registry = req.ctx.services.tasks;
+  for (const key of TASK_KEYS) if (b[key] !== undefined) rule[key] = tasksOf(b[key], key, errors, registry);
+  refuseUnavailableTasks(rule, errors, registry);
   return rule;
 }
 
-/** A task type this version cannot run (FTP, S3*, ICAP, SNMP) refuses the rule (tasks.md §11). */
-function refuseUnavailableTasks(rule: Rule, errors: ErrorList): void {
+/** A task type this server cannot run (FTP, S3*, ICAP, SNMP without a plug-in) refuses the rule (tasks.md §11). */
+function refuseUnavailableTasks(rule: Rule, errors: ErrorList, registry: TaskRegistry | undefined): void {
   try {
-    checkRuleTasks(rule);
+    checkRuleTasks(rule, registry);
   } catch (err) {
     if (!(err instanceof RuleTaskError)) throw err;
     errors.add(V2Code.IllegalFieldValue, `${err.type} (${err.message})`, err.list);

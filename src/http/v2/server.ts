@@ -94,7 +94,7 @@ const EXPORT_KEYS: Record<ConfigItem, [query: keyof z.output<typeof exportQuery>
 
 function filesContext(req: V2Request) {
   const { services } = req.ctx;
-  return { store: services.store, hostId: services.config.hostId, cryptoKey: services.config.identity.cryptoKey };
+  return { store: services.store, hostId: services.config.hostId, cryptoKey: services.config.identity.cryptoKey, tasks: services.tasks };
 }
 
 function mapTransferError(err: unknown, parameter: string): never {

@@ -10,6 +10,7 @@ import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFi
 import { documentToString, section, el, writeFileAtomic, type XmlOut } from '../../config/xml-write.js';
 import type { HostConfig } from '../../model/host-config.js';
 import { CURRENT_SCHEMA_VERSION, type Store } from '../../store/index.js';
+import { checkRuleTasks, runsTaskType, type TaskRegistry } from '../../tasks/index.js';
 
 export type ConfigItem = 'hosts' | 'rules' | 'business' | 'aliases' | 'roles';
 export const CONFIG_ITEMS: readonly ConfigItem[] = ['hosts', 'rules', 'business', 'aliases', 'roles'];
@@ -19,6 +20,8 @@ export interface ConfigFilesContext {
   hostId: string;
   /** DES key of the server: hosts files carry encrypted passwords that must fit it. */
   cryptoKey: Buffer;
+  /** The server's task types (built-ins and plug-ins) that imported rules are checked against; default the built-ins. */
+  tasks?: TaskRegistry;
 }
 
 /** A failure the caller reports to the user: a missing file, an unusable file, no host configuration. */
@@ -129,6 +132,15 @@ async function load<T>(file: string, loader: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * A rules file as every rule load reads it: the task types the server runs (its plug-ins included)
+ * are kept, a type it cannot run refuses the file (RuleTaskError, tasks.md §11).
+ */
+async function loadRules(file: string, tasks: TaskRegistry | undefined) {
+  const rules = await loadRuleFile(file, tasks ? { acceptsTaskType: runsTaskType(tasks) } : {});
+  return rules.map((r) => checkRuleTasks(r, tasks).rule);
+}
+
+/**
  * Imports the given items (history.md §6). Hosts and rules: with `purge` every existing entry
  * is deleted first, otherwise entries are inserted or updated; the whole item is one database
  * transaction, so a failure restores the previous entries. Business, aliases and roles: the file
@@ -136,7 +148,7 @@ async function load<T>(file: string, loader: () => Promise<T>): Promise<T> {
  */
 export async function importConfig(ctx: ConfigFilesContext, req: ImportRequest): Promise<ImportResult> {
   const hosts = req.hosts ? (await load(req.hosts.file, () => loadAuthentFile(req.hosts!.file, ctx.cryptoKey))).hosts : undefined;
-  const rules = req.rules ? await load(req.rules.file, () => loadRuleFile(req.rules!.file)) : undefined;
+  const rules = req.rules ? await load(req.rules.file, () => loadRules(req.rules!.file, ctx.tasks)) : undefined;
   const texts: Partial<Record<'business' | 'aliases' | 'roles', string>> = {};
   for (const item of ['business', 'aliases', 'roles'] as const) {
     const src = req[item];

@@ -9,7 +9,7 @@ import { StoreError } from '../../../store/index.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { int, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
-import { checkRuleTasks, RuleTaskError } from '../../../tasks/index.js';
+import { checkRuleTasks, RuleTaskError, type TaskRegistry } from '../../../tasks/index.js';
 
 /** Column -> rule field of the task lists, in the original's output order. */
 const TASK_COLUMNS = [
@@ -43,10 +43,10 @@ function apply(r: Rule, args: ModelArgs): void {
   r.updatedInfo = UpdatedInfo.TOSUBMIT;
 }
 
-/** A task type this version cannot run (FTP, S3*, ICAP, SNMP) refuses the rule (tasks.md §11). */
-function refuseUnavailableTasks(rule: Rule): void {
+/** A task type this server cannot run (FTP, S3*, ICAP, SNMP without a plug-in) refuses the rule (tasks.md §11). */
+function refuseUnavailableTasks(rule: Rule, registry: TaskRegistry | undefined): void {
   try {
-    checkRuleTasks(rule);
+    checkRuleTasks(rule, registry);
   } catch (err) {
     if (err instanceof RuleTaskError) throw new ModelError(400, err.message);
     throw err;
@@ -63,7 +63,7 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
     rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0,
   };
   apply(rule, args);
-  refuseUnavailableTasks(rule);
+  refuseUnavailableTasks(rule, ctx.services.tasks);
   await store.upsert(rule);
   return ruleItem(rule);
 }
@@ -91,7 +91,7 @@ export const rulesModel: DataModel = {
     const rule = await ctx.services.store.rules.get(id);
     if (rule === undefined) return undefined;
     apply(rule, args);
-    refuseUnavailableTasks(rule);
+    refuseUnavailableTasks(rule, ctx.services.tasks);
     await ctx.services.store.rules.upsert(rule);
     return ruleItem(rule);
   },
