@@ -16,6 +16,7 @@ import {
   decodeFramePacket,
   encodeEnvelopeFrame,
   encodeFrame,
+  encodeValidCommand,
   errorPacket,
   FrameSplitter,
   NOCHANNEL,
@@ -223,6 +224,18 @@ export class Connection extends EventEmitter {
     const timer = setTimeout(() => this.socket.destroy(), this.options.timeoutConMs);
     timer.unref();
     this.socket.once('close', () => clearTimeout(timer));
+  }
+
+  /**
+   * A stopping server's "Shutdown forced" notice (r66-protocol.md §9.12) on every channel still open
+   * whose peer id is known: Valid("Shutdown forced", "", 8). Written before close(), which flushes
+   * it. Transfers send their own first (with the receiver's rank) when the engine stops them.
+   */
+  notifyShutdown(): void {
+    if (this.isClosing) return;
+    for (const ch of this.channels.values()) {
+      if (!ch.isNew) this.sendPacket(ch.remoteId, ch.localId, encodeValidCommand({ cmd: 'shutdownNotice', rank: null })).catch(() => undefined);
+    }
   }
 
   /** Fatal protocol error: ConnectionError NOCHANNEL/NOCHANNEL, then close (§3.4). */

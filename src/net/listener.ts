@@ -107,6 +107,11 @@ export class R66Listener {
     socket.once('close', () => this.connections.delete(connection));
   }
 
+  /** The server shuts down: "Shutdown forced" on every open channel of its connections (§9.12). */
+  notifyShutdown(): void {
+    for (const c of this.connections) c.notifyShutdown();
+  }
+
   /** Stops accepting and closes every connection (channels fail with Disconnection). */
   async stop(): Promise<void> {
     const closing = this.servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve())));

@@ -117,8 +117,9 @@ export async function openClientNetwork(settings: HostNetSettings, lookups: NetL
 
 /**
  * The server's R66 network as one lifecycle component: at start (after the database) it builds the
- * context, opens the plain listener (`usenossl`) and the TLS one (`usessl`); at stop it closes the
- * listeners and the outgoing connections.
+ * context, opens the plain listener (`usenossl`) and the TLS one (`usessl`); at stop it sends the
+ * "Shutdown forced" notice to every local channel still open (r66-protocol.md §9.12), then closes
+ * the listeners and the outgoing connections.
  */
 export class R66Network {
   readonly name = 'r66-network';
@@ -193,6 +194,8 @@ export class R66Network {
   async stop(): Promise<void> {
     const pool = this.outgoing;
     this.outgoing = undefined;
+    pool?.notifyShutdown();
+    for (const l of this.listeners) l.notifyShutdown();
     await pool?.close();
     for (const l of this.listeners.splice(0)) await l.stop();
   }

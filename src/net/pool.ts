@@ -115,6 +115,11 @@ export class ConnectionPool {
     return outcome.partner;
   }
 
+  /** The server shuts down: "Shutdown forced" on every open channel of its connections (§9.12). */
+  notifyShutdown(): void {
+    for (const c of this.open.values()) c.notifyShutdown();
+  }
+
   /** Closes every connection. */
   async close(): Promise<void> {
     this.closed = true;

@@ -3,11 +3,12 @@
  * restart)`. Accepted from a caller with the SYSTEM role (or this server itself) whose key is the
  * one derived from this server's administrator password; otherwise
  * `Error("Invalid Shutdown comand", 'R')` (sic, the original's text). An accepted order gets no
- * direct answer: the server stops (and restarts) once this conversation is closed.
+ * direct answer: the caller's channel gets the "Shutdown forced" notice every open channel gets
+ * (Valid 8, no rank), then the server stops (and restarts) once this conversation is closed.
  */
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
-import { wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
+import { encodeValidCommand, wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
 import { R66Error } from '../errors.js';
 import type { RequestHandler } from '../handlers.js';
 import type { AuthenticatedPartner } from '../partner.js';
@@ -26,6 +27,7 @@ export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandle
     const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
     if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error('Invalid Shutdown comand', ErrorCode.RemoteError);
     ctx.logger.warn({ partner: ctx.partner.hostId, restart: p.restart }, 'shutdown order received');
+    await ctx.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: null })).catch(() => undefined);
     // Out of this conversation: the shutdown closes the connection it arrived on.
     setImmediate(() => source.shutdown(p.restart));
   };
