@@ -135,10 +135,12 @@ export class RunnerRow {
 
   /**
    * Error end: GLOBALLASTSTEP stays as the restart point. A local shutdown leaves the row
-   * INTERRUPTED, which the next start resubmits (database.md §6).
+   * INTERRUPTED, which the next start resubmits (database.md §6). `retriedByCaller`: a requester's
+   * end its caller may retry (a lost connection...) is written TOSUBMIT, the caller then writing
+   * the retry's time or INERROR, so the row never shows a transient INERROR in between.
    */
-  inError(code: ErrorCodeInfo, rescheduled = false): Promise<void> {
-    const updatedInfo = rescheduled ? UpdatedInfo.TOSUBMIT : code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR;
+  inError(code: ErrorCodeInfo, rescheduled = false, retriedByCaller = false): Promise<void> {
+    const updatedInfo = rescheduled || retriedByCaller ? UpdatedInfo.TOSUBMIT : code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR;
     // Rescheduled: the step shows the error tasks' result (Warning), INFOSTATUS keeps the error (database.md §6.1).
     const stepStatus = rescheduled ? ErrorCode.Warning : code;
     return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus, infoStatus: code, rank: this.record.rank, updatedInfo });

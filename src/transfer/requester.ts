@@ -22,7 +22,7 @@ import { prepareWorkFile, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
-import { TransferSession, toR66Error } from './session.js';
+import { isRetryableEnd, TransferSession, toR66Error } from './session.js';
 import type { ThroughStream } from './through.js';
 import type { TransferOutcome } from './types.js';
 
@@ -109,7 +109,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
     core.emitEnd(outcome);
     // A lost connection (either side crashed or was stopped) is retried from the saved rank, and so
     // is a partner still running the attempt before (it learns that attempt's end later).
-    const retryable = [ErrorCode.ServerOverloaded, ErrorCode.Disconnection, ErrorCode.ConnectionImpossible, ErrorCode.QueryStillRunning].includes(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
+    const retryable = isRetryableEnd(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
     return { ...outcome, retryable };
   } finally {
     await session.release();

@@ -289,7 +289,7 @@ export class TransferSession {
       }
     }
     try {
-      await this.row.inError(code, rescheduled);
+      await this.row.inError(code, rescheduled, this.isRequester && isRetryableEnd(code));
     } catch (dbErr) {
       this.logger.error({ err: (dbErr as Error).message }, 'cannot record the transfer error');
     }
@@ -344,6 +344,15 @@ function shutdownRank(p: Packet): number | null {
   }
   if (p.kind === 'jsonCommand' && p.command?.jsonClass === 'ShutdownRequestJsonPacket') return p.command.rank >= 0 ? p.command.rank : null;
   return null;
+}
+
+/**
+ * Ends of a requester's attempt that a later attempt may overcome (partner busy or gone, connection
+ * lost, the partner still running the attempt before): its caller retries them (engine retries,
+ * scheduler). Shutdown is apart: its row is INTERRUPTED, resumed at the next start.
+ */
+export function isRetryableEnd(code: ErrorCodeInfo): boolean {
+  return code === ErrorCode.ServerOverloaded || code === ErrorCode.Disconnection || code === ErrorCode.ConnectionImpossible || code === ErrorCode.QueryStillRunning;
 }
 
 /** Any failure as an R66Error (unknown errors are Internal, message kept without stack). */
