@@ -50,7 +50,11 @@ describe('REST transfer orders act on running transfers (real server processes)'
     const stoppedRank = Number(stoppedA.rank);
     expect(stoppedRank).toBeGreaterThan(0);
     expect(stoppedRank).toBeLessThan(SIZE / BLOCK);
-    await waitFor(async () => (await rowOf(b, id))?.infostatus === 'H', { what: 'the partner stopped too' });
+    // The partner writes the stop's code first, then (after its error tasks) the final state.
+    await waitFor(async () => {
+      const r = await rowOf(b, id);
+      return r?.infostatus === 'H' && Number(r.updatedinfo) !== UpdatedInfo.RUNNING;
+    }, { what: 'the partner stopped too' });
     expect(Number((await rowOf(b, id))!.updatedinfo)).toBe(UpdatedInfo.INERROR);
 
     const restart = await rest(a, 'PUT', `/v2/transfers/${id}_hostb/restart`);
