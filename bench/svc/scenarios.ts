@@ -11,12 +11,12 @@
  * Progress and completion are read where a user would see them: the files in hostb's in folder.
  */
 import Database from 'better-sqlite3';
-import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
-import { notRun, rate, scratch, throughput, type ScenarioContext } from '../lib/scenario.js';
+import { notRun, rate, scratch, setAside, throughput, type ScenarioContext } from '../lib/scenario.js';
 import type { RssGrowth, ScenarioResult, ServerWarnings } from '../lib/types.js';
 import { writeHomes, type Home } from './homes.js';
 import { jsonResults, ROOT, runCli, setSvcNodeFlags, spawnCli, startServer } from './hosts.js';
@@ -54,9 +54,6 @@ function received(dir: string): string[] {
     .map((d) => join(d.parentPath ?? dir, d.name));
 }
 
-function clearDir(dir: string): void {
-  for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true });
-}
 
 async function waitExit(child: Child, timeoutMs: number): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -147,7 +144,7 @@ class Suite implements SvcSuite {
 
   private async large(ctx: ScenarioContext, name: ScenarioName, partner: string, extra: string[]): Promise<ScenarioResult> {
     const { b, serverB } = this.hosts;
-    clearDir(b.inDir);
+    setAside(ctx, b.inDir);
     const warnings = warningsSince([['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
@@ -162,7 +159,7 @@ class Suite implements SvcSuite {
     // The receiver names the file after the transfer (<id>_..._large.bin): the one file in `in`.
     const files = received(b.inDir);
     const size = files.length === 1 ? statSync(files[0] as string).size : -1;
-    clearDir(b.inDir);
+    setAside(ctx, b.inDir);
     if (size !== ctx.fixtures.largeBytes) throw new Error(`hostb has ${files.length} files of ${size} bytes, expected one of ${ctx.fixtures.largeBytes}`);
     // The transfer as the client times it (connection, request, data, end): comparable with the
     // raw baselines, which exclude process start too. The whole command is in wallSeconds.
@@ -220,17 +217,17 @@ class Suite implements SvcSuite {
     }
   }
 
-  private checkReceived(expected: number, size: number): void {
+  private checkReceived(ctx: ScenarioContext, expected: number, size: number): void {
     const files = received(this.hosts.b.inDir);
     const wrong = files.filter((f) => statSync(f).size !== size);
     if (files.length !== expected || wrong.length > 0) throw new Error(`hostb has ${files.length} files (expected ${expected}), ${wrong.length} of the wrong size`);
-    clearDir(this.hosts.b.inDir);
+    setAside(ctx, this.hosts.b.inDir);
   }
 
   private async smallSeq(ctx: ScenarioContext): Promise<ScenarioResult> {
     const { serverB } = this.hosts;
     const total = ctx.opts.smallCount;
-    clearDir(this.hosts.b.inDir);
+    setAside(ctx, this.hosts.b.inDir);
     const warnings = warningsSince([['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
@@ -249,7 +246,7 @@ class Suite implements SvcSuite {
     const growth = rssGrowth(monitor, ['host-b', 'host-a client'], timeline, total, tEnd);
     const processes = monitor.finish();
     if (code !== 0) throw commandFailure(client, code);
-    this.checkReceived(total, ctx.fixtures.smallBytes);
+    this.checkReceived(ctx, total, ctx.fixtures.smallBytes);
     const summary = jsonResults(client.stdout())[0];
     const delay = Number(summary?.delay);
     const wallSeconds = (tEnd - t0) / 1000;
@@ -261,7 +258,7 @@ class Suite implements SvcSuite {
   private async smallConcurrent(ctx: ScenarioContext): Promise<ScenarioResult> {
     const { a, b, serverA, serverB } = this.hosts;
     const total = ctx.opts.concurrentCount;
-    clearDir(b.inDir);
+    setAside(ctx, b.inDir);
     const warnings = warningsSince([['host-a', serverA], ['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverA.pid, 'host-a');
@@ -283,7 +280,7 @@ class Suite implements SvcSuite {
     const growth = rssGrowth(monitor, ['host-a', 'host-b'], timeline, total, tEnd);
     const processes = monitor.finish();
     if (submitCode !== 0) throw commandFailure(submit, submitCode);
-    this.checkReceived(total, ctx.fixtures.smallBytes);
+    this.checkReceived(ctx, total, ctx.fixtures.smallBytes);
     const seconds = (tEnd - t0) / 1000;
     const longestPauseSeconds = longestPause(timeline);
     return withWarnings(rate('small-concurrent', { seconds, wallSeconds: seconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth, longestPauseSeconds }), warnings());
