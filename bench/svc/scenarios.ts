@@ -203,7 +203,9 @@ class Suite implements SvcSuite {
     let last = 0;
     let lastChange = performance.now();
     for (;;) {
-      const count = received(this.hosts.b.inDir).length;
+      // Names only: a file appears in `in` by its final rename, and this poll must cost the hosts
+      // little CPU (a recursive listing with file types of 2000 entries is 2.5 ms, 20 times a second).
+      const count = readdirSync(this.hosts.b.inDir).length;
       const t = performance.now();
       if (count !== last) {
         timeline.push({ t, count });
