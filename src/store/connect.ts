@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { IdentifierNode, Kysely, MysqlDialect, OperationNodeTransformer, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { IdentifierNode, Kysely, MysqlDialect, OperationNodeTransformer, PostgresDialect, sql } from 'kysely';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, TableNode, UnknownRow } from 'kysely';
 import type pg from 'pg';
 import { makeDirsSync } from '../fs/make-dirs.js';
@@ -8,6 +8,7 @@ import type { Database } from './db-types.js';
 import { describeCause, StoreError } from './errors.js';
 import type { DbConnectionSettings, ServerSettings, SqliteSettings } from './jdbc-url.js';
 import { QueryShapes } from './query-shapes.js';
+import { GroupCommitSqliteDialect, StatementCache } from './sqlite-driver.js';
 
 /** An open Kysely instance plus what the rest of the store needs to know about it. */
 export interface Connection {
@@ -58,41 +59,7 @@ function openSqlite(settings: SqliteSettings): Kysely<Database> {
   // NORMAL is durable across process crashes in WAL mode and avoids an fsync per commit.
   database.pragma('synchronous = NORMAL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: new StatementCache(database) }), plugins: [new StoredNamesPlugin()] });
-}
-
-/** How many prepared SQLite statements are kept (by SQL text); beyond that the oldest goes. */
-const SQLITE_STATEMENT_CACHE = 200;
-
-/**
- * better-sqlite3 behind kysely's SQLite dialect, keeping prepared statements by SQL text: kysely
- * prepares every statement each time it runs it, which was 5-7% of a small transfer's CPU
- * (decision 0014). A statement still iterating (kysely's `stream()`) is not handed out again.
- * SQLite re-prepares a kept statement by itself after a schema change.
- */
-class StatementCache {
-  private readonly statements = new Map<string, SqliteDatabase.Statement>();
-
-  constructor(private readonly database: SqliteDatabase.Database) {}
-
-  prepare(sqlText: string): SqliteDatabase.Statement {
-    const kept = this.statements.get(sqlText);
-    if (kept !== undefined && !kept.busy) return kept;
-    const stmt = this.database.prepare(sqlText);
-    if (kept === undefined) {
-      if (this.statements.size >= SQLITE_STATEMENT_CACHE) {
-        const oldest = this.statements.keys().next();
-        if (!oldest.done) this.statements.delete(oldest.value);
-      }
-      this.statements.set(sqlText, stmt);
-    }
-    return stmt;
-  }
-
-  close(): void {
-    this.statements.clear();
-    this.database.close();
-  }
+  return new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(new StatementCache(database)), plugins: [new StoredNamesPlugin()] });
 }
 
 /**

@@ -1,0 +1,231 @@
+/**
+ * How kysely runs statements on SQLite (better-sqlite3): one connection, prepared statements kept
+ * by SQL text, and row changes written in groups (decision 0016).
+ *
+ * Group commit: an INSERT, UPDATE or DELETE run outside a transaction is not committed on its own.
+ * It waits in a queue until the event loop's check phase (setImmediate); then every queued change
+ * runs in one transaction, and each caller's promise settles after the COMMIT. A transfer's RUNNER
+ * writes are therefore still committed before the packet that depends on them (design.md §4),
+ * while 16 transfers in flight write 5 to 15 changes per loop turn: one commit, its locks and its
+ * WAL frames instead of one per statement (4 times less CPU for the same changes, measured with
+ * better-sqlite3 on the RUNNER table and its indexes). The write lock is held only while the
+ * queue is written, synchronously, so another connection (another process, a test) never waits
+ * for this one across a loop turn.
+ *
+ * Reads are never delayed: a read first writes what is queued, so it sees every change made
+ * before it, as it did when each statement was committed at once. Explicit transactions
+ * (`db.transaction()`) have the connection to themselves: queued changes are written before
+ * BEGIN, and other queries wait until COMMIT or ROLLBACK.
+ */
+import type SqliteDatabase from 'better-sqlite3';
+import { SqliteDialect, SelectQueryNode, type CompiledQuery } from 'kysely';
+import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
+
+/** How many prepared SQLite statements are kept (by SQL text); beyond that the oldest goes. */
+const STATEMENT_CACHE = 200;
+
+/**
+ * Prepared statements by SQL text: kysely's own SQLite driver prepares every statement each time
+ * it runs it, which was 5-7% of a small transfer's CPU (decision 0014). A statement still
+ * iterating is not handed out again. SQLite re-prepares a kept statement after a schema change.
+ */
+export class StatementCache {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>();
+
+  constructor(readonly database: SqliteDatabase.Database) {}
+
+  prepare(sqlText: string): SqliteDatabase.Statement {
+    const kept = this.statements.get(sqlText);
+    if (kept !== undefined && !kept.busy) return kept;
+    const stmt = this.database.prepare(sqlText);
+    if (kept === undefined) {
+      if (this.statements.size >= STATEMENT_CACHE) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+      this.statements.set(sqlText, stmt);
+    }
+    return stmt;
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.database.close();
+  }
+}
+
+/** A row change that may wait for the group: plain DML without RETURNING. */
+const GROUPABLE = /^\s*(insert|update|delete|replace)\b/i;
+
+interface QueuedChange {
+  stmt: SqliteDatabase.Statement;
+  parameters: readonly unknown[];
+  resolve(result: QueryResult<never>): void;
+  reject(err: unknown): void;
+}
+
+/** kysely's SQLite dialect with the driver below. */
+export class GroupCommitSqliteDialect extends SqliteDialect {
+  constructor(private readonly statements: StatementCache) {
+    super({ database: statements.database });
+  }
+
+  override createDriver(): Driver {
+    return new GroupCommitDriver(this.statements);
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  private queue: QueuedChange[] = [];
+  private flushScheduled = false;
+  /** The connection handle inside BEGIN ... COMMIT, if any. */
+  private owner: Handle | null = null;
+  /** Queries (and transactions) waiting for the current transaction to end, in order. */
+  private waiting: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly statements: StatementCache) {}
+
+  async init(): Promise<void> {}
+
+  /** Each caller gets its own handle, so the driver knows which one owns a transaction. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Handle(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    await this.turn(connection as Handle);
+    this.flush();
+    this.owner = connection as Handle;
+    try {
+      this.statements.database.exec('begin');
+    } catch (err) {
+      this.endTransaction();
+      throw err;
+    }
+  }
+
+  async commitTransaction(): Promise<void> {
+    try {
+      this.statements.database.exec('commit');
+    } finally {
+      if (!this.statements.database.inTransaction) this.endTransaction();
+    }
+  }
+
+  async rollbackTransaction(): Promise<void> {
+    try {
+      if (this.statements.database.inTransaction) this.statements.database.exec('rollback');
+    } finally {
+      this.endTransaction();
+    }
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    // kysely ends its transactions before releasing; a handle dropped inside one must not keep
+    // the connection from everyone else.
+    if (this.owner === connection) await this.rollbackTransaction();
+  }
+
+  async destroy(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.flush();
+    this.statements.close();
+  }
+
+  /** Runs one query for `handle` (see the module comment). */
+  async execute<R>(handle: Handle, query: CompiledQuery): Promise<QueryResult<R>> {
+    await this.turn(handle);
+    const stmt = this.statements.prepare(query.sql);
+    const parameters = query.parameters;
+    if (this.owner === null && !stmt.reader && GROUPABLE.test(query.sql)) {
+      return new Promise<QueryResult<R>>((resolve, reject) => {
+        this.queue.push({ stmt, parameters, resolve: resolve as (r: QueryResult<never>) => void, reject });
+        this.scheduleFlush();
+      });
+    }
+    // Anything else sees, and comes after, every change queued before it.
+    if (this.owner === null) this.flush();
+    return stmt.reader ? { rows: stmt.all(parameters) as R[] } : runResult(stmt.run(parameters));
+  }
+
+  /** Waits while another handle's transaction is open. */
+  private async turn(handle: Handle): Promise<void> {
+    while (this.owner !== null && this.owner !== handle) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private endTransaction(): void {
+    this.owner = null;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
+    if (this.queue.length > 0) this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      // Inside an explicit transaction the queue waits for its end (endTransaction reschedules).
+      if (this.owner === null) this.flush();
+    });
+  }
+
+  /**
+   * Writes the queued changes in one transaction. A change that fails (a constraint) is undone
+   * alone, by SQLite's statement rollback, and only its caller gets the error; a failed BEGIN or
+   * COMMIT fails every caller of the group, none of whose changes is then kept.
+   */
+  private flush(): void {
+    if (this.queue.length === 0) return;
+    const group = this.queue;
+    this.queue = [];
+    const db = this.statements.database;
+    if (this.closed && !db.open) {
+      for (const c of group) c.reject(new Error('the database is closed'));
+      return;
+    }
+    const done: Array<[QueuedChange, QueryResult<never>]> = [];
+    try {
+      if (group.length > 1) db.exec('begin immediate');
+      for (const change of group) {
+        try {
+          done.push([change, runResult(change.stmt.run(change.parameters))]);
+        } catch (err) {
+          change.reject(err);
+        }
+      }
+      if (group.length > 1) db.exec('commit');
+    } catch (err) {
+      if (db.inTransaction) db.exec('rollback');
+      for (const [change] of done) change.reject(err);
+      if (done.length === 0) for (const c of group) c.reject(err);
+      return;
+    }
+    for (const [change, result] of done) change.resolve(result);
+  }
+}
+
+class Handle implements DatabaseConnection {
+  constructor(private readonly driver: GroupCommitDriver) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.execute<R>(this, query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('SQLite only streams select queries');
+    const result = await this.driver.execute<R>(this, query);
+    for (const row of result.rows) yield { rows: [row] };
+  }
+}
+
+function runResult(info: SqliteDatabase.RunResult): QueryResult<never> {
+  return {
+    numAffectedRows: BigInt(info.changes),
+    insertId: info.lastInsertRowid === undefined || info.lastInsertRowid === null ? undefined : BigInt(info.lastInsertRowid),
+    rows: [],
+  };
+}
