@@ -77,10 +77,13 @@ export class LocalChannel {
     return this.connection.writeFrame(frame);
   }
 
-  /** sendFrame() for several frames in one write (see Connection.writeFrames()). */
-  sendFrames(frames: readonly Buffer[]): Promise<void> {
+  /**
+   * sendFrame() for several frames in one write; `written` runs once the socket wrote them all
+   * (see Connection.writeFrames()).
+   */
+  sendFrames(frames: readonly Buffer[], written?: () => void): Promise<void> {
     if (this.closedFlag) return Promise.reject(this.endError());
-    return this.connection.writeFrames(frames);
+    return this.connection.writeFrames(frames, written);
   }
 
   /** The next packet of this channel; rejects when the channel ends first or after `timeoutMs`. */

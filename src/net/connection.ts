@@ -35,6 +35,13 @@ import type { AuthenticatedPartner } from './partner.js';
 /** Unanswered KeepAlives after which an idle connection without channels is dropped (§9.13). */
 const MAX_UNANSWERED_KEEPALIVES = 5;
 
+/** A socket write callback running `written` only when the write succeeded. */
+function afterWrite(written: (() => void) | undefined): ((err?: Error | null) => void) | undefined {
+  return written === undefined ? undefined : (err) => {
+    if (err == null) written();
+  };
+}
+
 export interface ConnectionOptions {
   /** True on the TLS port / a TLS client connection: decides which host ids authenticate. */
   isTls: boolean;
@@ -166,24 +173,27 @@ export class Connection extends EventEmitter {
    * mark, or after the next 'drain' otherwise, so a sender looping on await never buffers more than
    * one frame beyond the mark (design.md §5).
    */
-  writeFrame(frame: Buffer): Promise<void> {
+  writeFrame(frame: Buffer, written?: () => void): Promise<void> {
     if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
     this.lastActivity = Date.now();
-    if (this.socket.write(frame)) return Promise.resolve();
+    if (this.socket.write(frame, afterWrite(written))) return Promise.resolve();
     return this.whenDrained();
   }
 
   /**
    * Writes whole frames in one system call (the data path's blocks of one read batch). Like
    * writeFrame(), resolves at once when the socket stays under its high-water mark, else at 'drain'.
+   * `written` runs once the socket has written every one of them (never when a write failed): from
+   * then on their buffers are the caller's again.
    */
-  writeFrames(frames: readonly Buffer[]): Promise<void> {
-    if (frames.length === 1) return this.writeFrame(frames[0] as Buffer);
+  writeFrames(frames: readonly Buffer[], written?: () => void): Promise<void> {
+    if (frames.length === 1) return this.writeFrame(frames[0] as Buffer, written);
     if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
     this.lastActivity = Date.now();
     this.socket.cork();
     let below = true;
-    for (const f of frames) below = this.socket.write(f);
+    // Writes complete in order: the last one's callback comes after all of them were written.
+    frames.forEach((f, i) => (below = this.socket.write(f, i === frames.length - 1 ? afterWrite(written) : undefined)));
     this.socket.uncork();
     return below ? Promise.resolve() : this.whenDrained();
   }

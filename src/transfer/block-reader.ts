@@ -9,6 +9,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { DATA_FRAME_PREFIX_SIZE } from '../protocol/index.js';
+import { framePool } from './frame-pool.js';
 
 /** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
 const READ_BATCH_BYTES = 256 * 1024;
@@ -97,7 +98,8 @@ export class BlockReader {
 
   private async readBatch(at: number): Promise<ReadBatch> {
     const left = this.size > at ? Math.ceil((this.size - at) / this.blockSize) : 1;
-    const frames = Array.from({ length: Math.min(this.perBatch, left) }, () => Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + this.blockSize + this.room));
+    // From the pool: the sender gives each frame back once the socket wrote it (frame-pool.ts).
+    const frames = Array.from({ length: Math.min(this.perBatch, left) }, () => framePool.take(DATA_FRAME_PREFIX_SIZE + this.blockSize + this.room));
     const { bytesRead } = await this.fh.readv(frames.map((f) => f.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + this.blockSize)), at);
     return { at, frames, bytesRead, full: bytesRead === frames.length * this.blockSize };
   }

@@ -15,6 +15,7 @@ import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
 import { BlockReader } from './block-reader.js';
+import { framePool } from './frame-pool.js';
 import { RankCheckpoints } from './persistence.js';
 import { throughSourceHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
@@ -82,8 +83,14 @@ async function pumpData(s: TransferSession): Promise<string> {
     // The frames of one read batch go out in one write (one system call, one wake-up of the
     // receiver), written before any wait: for the disk, the pace of a limit, or a RANK save.
     const unsent: Buffer[] = [];
+    // The pool's frames behind `unsent`, given back once the socket wrote them (frame-pool.ts).
+    const pooled: Buffer[] = [];
     const flush = async (): Promise<void> => {
-      if (unsent.length > 0) await s.channel.sendFrames(unsent.splice(0));
+      if (unsent.length === 0) return;
+      const frames = pooled.splice(0);
+      await s.channel.sendFrames(unsent.splice(0), frames.length === 0 ? undefined : () => {
+        for (const f of frames) framePool.give(f);
+      });
     };
     const checkpoints = new RankCheckpoints(async () => {
       await flush();
@@ -109,6 +116,8 @@ async function pumpData(s: TransferSession): Promise<string> {
         out = Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + packed.length + (digest?.length ?? 0));
         packed.copy(out, DATA_FRAME_PREFIX_SIZE);
         payload = packed.length;
+        // The block is in `out` now (and in the digests): its frame is free at once.
+        framePool.give(frame);
       }
       if (digest) digest.copy(out, DATA_FRAME_PREFIX_SIZE + payload);
       const size = encodeDataPacketHeader(out, 0, s.channel.remoteId, s.channel.localId, rank, payload, digest?.length ?? 0);
@@ -118,6 +127,7 @@ async function pumpData(s: TransferSession): Promise<string> {
       }
       if (peer !== null) break;
       unsent.push(out.subarray(0, size));
+      if (out === frame) pooled.push(frame);
       rank++;
       sent++;
       s.bytes += bytesRead;
