@@ -16,8 +16,9 @@ describe('connection timers: KeepAlive when idle, idle close', () => {
   it('sends a KeepAlive after timeoutcon of silence, then closes an unused connection after about 2 x timeoutcon', async () => {
     const b = await makeHost('hostb', [], { listen: true, timeoutConMs: 100 });
     hosts.push(b);
-    const peer = await RawPeer.open(b.listener!.port);
+    // Before the connection: the server's timers start when it accepts, before open() returns.
     const started = Date.now();
+    const peer = await RawPeer.open(b.listener!.port);
     const first = await peer.next();
     expect(first!.frame.dstId).toBe(NOCHANNEL);
     expect(first!.packet).toEqual({ kind: 'keepAlive', way: 0 });
