@@ -16,6 +16,8 @@ export interface PartnerEntry {
 /** Lookup of partner entries by host id (authent.xml or the HOSTS table). */
 export interface PartnerDirectory {
   find(hostId: string): Promise<PartnerEntry | undefined>;
+  /** The entry's host alone, its key not decrypted (absent: find()'s host). */
+  host?(hostId: string): Promise<Host | undefined>;
 }
 
 /** What this host announces and how it authenticates (its own entries are in the directory too). */
@@ -64,6 +66,9 @@ export class MemoryPartnerDirectory implements PartnerDirectory {
   async find(hostId: string): Promise<PartnerEntry | undefined> {
     return this.entries.get(hostId);
   }
+  async host(hostId: string): Promise<Host | undefined> {
+    return this.entries.get(hostId)?.host;
+  }
 }
 
 /**
@@ -93,6 +98,7 @@ export function partnerDirectoryFrom(
       const hex = host.hostKey === null ? '' : host.hostKey.toString('latin1').trim();
       return { host, password: hex.length === 0 ? null : decrypt(hex) };
     },
+    host: findHost,
   };
 }
 

@@ -59,16 +59,29 @@ export class ConnectionPool {
   }
 
   /**
+   * The partner `hostId` as the directory has it now (HOSTS, or authent.xml without a database),
+   * its key not decrypted; undefined when not known.
+   */
+  async partner(hostId: string): Promise<Host | undefined> {
+    const directory = this.ctx.directory;
+    return directory.host !== undefined ? directory.host(hostId) : (await directory.find(hostId))?.host;
+  }
+
+  /**
    * A new channel to the partner `hostId`, authenticated. Refusals and unknown partners throw an
    * R66Error with the code to report (BadAuthent, NotKnownHost, ConnectionImpossible...).
+   *
+   * `known`: the partner's entry as partner() gave it to the caller for this same conversation (a
+   * new transfer reads it to create its record): its address is used instead of a second lookup.
+   * Authentication, when the connection needs it, still looks the partner and its key up.
    */
-  async openChannel(hostId: string): Promise<{ channel: LocalChannel; partner: AuthenticatedPartner }> {
-    const entry = await this.ctx.directory.find(hostId);
-    if (entry === undefined) throw new R66Error(`partner ${hostId} is not known`, ErrorCode.NotKnownHost);
-    if (entry.host.isClient || entry.host.address === NO_ADDRESS) {
+  async openChannel(hostId: string, known?: Host): Promise<{ channel: LocalChannel; partner: AuthenticatedPartner }> {
+    const host = known?.hostId === hostId ? known : await this.partner(hostId);
+    if (host === undefined) throw new R66Error(`partner ${hostId} is not known`, ErrorCode.NotKnownHost);
+    if (host.isClient || host.address === NO_ADDRESS) {
       throw new R66Error(`partner ${hostId} is a client without address: it cannot be contacted`, ErrorCode.NotKnownHost);
     }
-    const connection = await this.connection(entry.host);
+    const connection = await this.connection(host);
     const channel = connection.openChannel();
     const reused = connection.authenticatedPartner;
     if (reused !== undefined && reused.host.hostId === hostId) {

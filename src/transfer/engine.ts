@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
+import type { Host } from '../model/host.js';
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
@@ -127,9 +128,14 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   async prepare(req: TransferRequest): Promise<PreparedTransfer> {
     // The new row is inserted by the first attempt's first write (just before its Request, or its
     // failure's), with the attempt's columns: one INSERT instead of an INSERT and an UPDATE.
-    const { record, file, inserted } = await this.createRecord(req, UpdatedInfo.UNKNOWN, false);
+    return this.prepareChecked(req);
+  }
+
+  /** prepare(), refusing a rule whose direction is not `send` (true: this host sends) when given. */
+  private async prepareChecked(req: TransferRequest, send?: boolean): Promise<PreparedTransfer> {
+    const { record, file, inserted, rule, partner } = await this.createRecord(req, UpdatedInfo.UNKNOWN, false, send);
     const through = req.stream !== undefined ? throughOf(record, req.stream) : null;
-    return { record, through, first: { inserted, file } };
+    return { record, through, first: { inserted, file, rule, partner } };
   }
 
   /** The running half of transfer(): the attempts of a prepared transfer, to its end. */
@@ -146,14 +152,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
 
   /** Like transfer(), refusing a rule of the receive direction (client `send`). */
   async submitSend(req: TransferRequest): Promise<TransferOutcome> {
-    await this.checkDirection(req.rule, true);
-    return this.transfer(req);
+    return this.run(await this.prepareChecked(req, true));
   }
 
   /** Like transfer(), refusing a rule of the send direction (a pull: the partner sends). */
   async submitRecv(req: TransferRequest): Promise<TransferOutcome> {
-    await this.checkDirection(req.rule, false);
-    return this.transfer(req);
+    return this.run(await this.prepareChecked(req, false));
   }
 
   /**
@@ -285,26 +289,27 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
 
   // ------------------------------------------------------------------ creation
 
-  private async checkDirection(ruleId: string, send: boolean): Promise<void> {
-    const rule = await this.findRule(ruleId);
-    if (isSendMode(rule.mode) !== send) {
-      throw new R66Error(`rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`, ErrorCode.IncorrectCommand);
-    }
-  }
-
-  private async findRule(ruleId: string): Promise<Rule> {
+  /** The rule `ruleId`; with `send`, refused unless its direction is that one (true: this host sends). */
+  private async findRule(ruleId: string, send?: boolean): Promise<Rule> {
     const rule = await this.core.findRule(ruleId);
     if (rule === undefined) throw new R66Error(`rule ${ruleId} is not known on this host`, ErrorCode.IncorrectCommand);
+    if (send !== undefined && isSendMode(rule.mode) !== send) {
+      throw new R66Error(`rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`, ErrorCode.IncorrectCommand);
+    }
     return rule;
   }
 
   /**
    * The RUNNER row of a new transfer with this host as requester (database.md §6, §9.1), with the
    * sender's local file as stat() found it. `insert = false` leaves a new row to the first
-   * attempt's first write (`inserted` says whether the row is in RUNNER already).
+   * attempt's first write (`inserted` says whether the row is in RUNNER already). The rule and
+   * partner entry read here are returned for the first attempt (FirstAttempt); `send` refuses a
+   * rule of the other direction (submitSend/submitRecv).
    */
-  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo, insert: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean }> {
-    const host = await this.opts.store.hosts.get(req.partner);
+  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo, insert: boolean, send?: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean; rule?: Rule; partner: Host }> {
+    // From the pool's partner directory (the HOSTS table, or authent.xml without a database): the
+    // first attempt opens its channel with this entry (FirstAttempt.partner), not a second lookup.
+    const host = await this.opts.pool.partner(req.partner);
     if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
     if (req.partner === this.opts.identity.hostId || req.partner === this.opts.identity.sslHostId) {
       throw new R66Error(`a transfer from ${req.partner} to itself is not possible`, ErrorCode.LoopSelfRequestedHost);
@@ -313,13 +318,15 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     if (req.id !== undefined) {
       const existing = await this.core.runner.get({ specialId: req.id, requester, requested: req.partner, ownerReq: this.ownerId });
       if (existing) {
+        // submitSend/submitRecv refuse the wrong direction before anything is written, as for a new one.
+        if (send !== undefined) await this.findRule(req.rule, send);
         existing.updatedInfo = updatedInfo === UpdatedInfo.TOSUBMIT ? UpdatedInfo.TOSUBMIT : existing.updatedInfo;
         if (req.start) existing.start = req.start;
         await this.core.runner.update(existing);
-        return { record: existing, file: null, inserted: true };
+        return { record: existing, file: null, inserted: true, partner: host };
       }
     }
-    const rule = await this.findRule(req.rule);
+    const rule = await this.findRule(req.rule, send);
     const base = req.md5 ? withMd5(rule.mode) : rule.mode;
     const mode = req.stream !== undefined ? throughVariant(base) : base;
     const isSender = isSendMode(mode);
@@ -350,7 +357,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     // A stream of the wrong direction is refused before anything is written.
     if (req.stream !== undefined) throughOf(record, req.stream);
     if (insert) await this.core.runner.insert(record);
-    return { record, file, inserted: insert };
+    return { record, file, inserted: insert, rule, partner: host };
   }
 
   /** The hooks tasks of one transfer get (TRANSFER submits, RESCHEDULE resubmits this one). */

@@ -7,7 +7,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { isSendMode } from '../model/rule.js';
+import type { Host } from '../model/host.js';
+import { isSendMode, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { R66Error, RemoteError } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
@@ -48,12 +49,18 @@ async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCo
 
 /**
  * What the engine already knows on a new transfer's first attempt: whether its row is in RUNNER
- * yet (a new row is inserted by the attempt's first write, with the attempt's columns) and the
- * local file it just found (no second stat a few microseconds later).
+ * yet (a new row is inserted by the attempt's first write, with the attempt's columns), the local
+ * file it just found (no second stat a few microseconds later), and the rule and partner entry it
+ * read to create the transfer (the mode and that file come from this rule: the attempt runs with
+ * the same one instead of reading both rows again; later attempts read them afresh).
  */
 export interface FirstAttempt {
   inserted: boolean;
   file: LocalFile | null;
+  /** The rule the record was created from; absent when the engine did not read it. */
+  rule?: Rule;
+  /** The partner entry read for the record (ConnectionPool.partner()); absent when not read. */
+  partner?: Host;
 }
 
 /**
@@ -69,7 +76,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   if (core.running.has(key)) {
     return { record: { ...record }, code: ErrorCode.QueryStillRunning, message: `transfer ${record.specialId} is already running`, file: null, retryable: false };
   }
-  const rule = await core.findRule(record.idRule);
+  const rule = first?.rule ?? (await core.findRule(record.idRule));
   if (rule === undefined) return { ...(await failBeforeSession(core, row, ErrorCode.IncorrectCommand, `Rule not found: ${record.idRule}`, false)), retryable: false };
   const isSender = isSendMode(record.mode);
   const dirs = ruleDirectories(rule, core.directories);
@@ -88,7 +95,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   row.stage({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: record.globalLastStep });
   let opened;
   try {
-    opened = await core.pool.openChannel(record.requested);
+    opened = await core.pool.openChannel(record.requested, first?.partner);
   } catch (err) {
     const e = toR66Error(err);
     const retryable = e.code === ErrorCode.ConnectionImpossible || e.code === ErrorCode.Disconnection;

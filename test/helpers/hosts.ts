@@ -16,7 +16,7 @@ import { Blacklist } from '../../src/net/blacklist.js';
 import type { NetContext } from '../../src/net/context.js';
 import { RequestHandlers } from '../../src/net/handlers.js';
 import { R66Listener } from '../../src/net/listener.js';
-import { MemoryPartnerDirectory, type LocalIdentity } from '../../src/net/partner.js';
+import { MemoryPartnerDirectory, type LocalIdentity, type PartnerDirectory } from '../../src/net/partner.js';
 import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../../src/tasks/index.js';
@@ -51,6 +51,11 @@ export interface HostOptions {
   hooks?: Pick<EngineHooks, 'restarter'>;
   /** Runs a scheduler of submitted transfers (TRANSFER, RESCHEDULE, asend) every `periodMs` (default 50). */
   scheduler?: boolean | { periodMs: number };
+  /**
+   * Partner entries read from the host's HOSTS table on each lookup, as a server's directory does
+   * (the passwords still come from `directory`); default: only the in-memory `directory`.
+   */
+  partnersFromStore?: boolean;
 }
 
 export interface TestHost {
@@ -95,8 +100,15 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   const directory = new MemoryPartnerDirectory([{ host: hostEntry(id, 0), password: passwordOf(id) }]);
   const handlers = new RequestHandlers();
   const identity: LocalIdentity = { hostId: id, digest: opts.digest ?? Digest.MD5, globalDigest: opts.globalDigest ?? true, compression: opts.compression ?? false, proxified: false };
+  const partners: PartnerDirectory = !opts.partnersFromStore ? directory : {
+    async find(hostId) {
+      const [host, entry] = [await store.hosts.get(hostId), await directory.find(hostId)];
+      return host === undefined || entry === undefined ? undefined : { host, password: entry.password };
+    },
+    host: (hostId) => store.hosts.get(hostId),
+  };
   const ctx: NetContext = {
-    identity, directory, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent,
+    identity, directory: partners, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent,
   };
   const pool = new ConnectionPool(ctx);
   const engine = new TransferEngine({
