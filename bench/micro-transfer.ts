@@ -8,11 +8,13 @@
  * it with
  *
  *   npx tsc -p tsconfig.json --outDir /tmp/micro --noEmit false --declaration false && \
- *     node /tmp/micro/bench/micro-transfer.js [small N] [conc N] [large MiB] [digest] [profile] [statements]
+ *     node /tmp/micro/bench/micro-transfer.js [small N] [conc N] [large MiB] [digest] [profile] [statements] [storedpartners]
  *
  * Each figure is printed as a JSON line; the CPU seconds are of this process (both hosts).
  * `statements` also counts the SQLite statements run (better-sqlite3 run/all/get) per transfer and
  * prints them by SQL text, with the time spent in each (a little overhead on the CPU figures).
+ * `storedpartners` makes each host look its partners up in its HOSTS table, as a server does
+ * (default: an in-memory partner table, which reads no row).
  */
 import { writeFile } from 'node:fs/promises';
 import SqliteDatabase from 'better-sqlite3';
@@ -29,16 +31,18 @@ interface Options {
   md5: boolean;
   profile: boolean;
   statements: boolean;
+  storedPartners: boolean;
 }
 
 function parse(argv: string[]): Options {
-  const o: Options = { small: 300, concurrent: 0, largeMiB: 0, md5: false, profile: false, statements: false };
+  const o: Options = { small: 300, concurrent: 0, largeMiB: 0, md5: false, profile: false, statements: false, storedPartners: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const n = Number(argv[i + 1]);
     if (a === 'digest') o.md5 = true;
     else if (a === 'profile') o.profile = true;
     else if (a === 'statements') o.statements = true;
+    else if (a === 'storedpartners') o.storedPartners = true;
     else if (a === 'small' || a === 'conc' || a === 'large') {
       if (a === 'small') o.small = n;
       else if (a === 'conc') o.concurrent = n;
@@ -111,8 +115,8 @@ async function timed(label: string, count: number, bytes: number, run: () => Pro
 async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   if (o.statements) countStatements();
-  const a = await makeHost('microa', { digest: Digest.SHA256, rankSaveBlocks: 1024 });
-  const b = await makeHost('microb', { digest: Digest.SHA256, rankSaveBlocks: 1024 });
+  const a = await makeHost('microa', { digest: Digest.SHA256, rankSaveBlocks: 1024, partnersFromStore: o.storedPartners });
+  const b = await makeHost('microb', { digest: Digest.SHA256, rankSaveBlocks: 1024, partnersFromStore: o.storedPartners });
   const hosts: TestHost[] = [a, b];
   const session = o.profile ? new Session() : null;
   try {
