@@ -1,23 +1,29 @@
 /** The client's transfer, information and business commands, by the name typed after svc-r66client. */
-import { businessCommand } from './client-business.js';
-import { getinfoCommand } from './client-getinfo.js';
-import { messageCommand } from './client-message.js';
-import { msendCommand, sendCommand } from './client-send.js';
 import type { ClientCommandContext } from './client-session.js';
-import { asendCommand, masendCommand } from './client-submit.js';
-import { transferCommand } from './client-transfer.js';
-import type { CommandHandler } from './dispatch.js';
+import { lazyCommand, type CommandHandler } from './dispatch.js';
 
-export const CLIENT_NETWORK_COMMANDS: Record<string, CommandHandler<ClientCommandContext>> = {
-  send: sendCommand,
-  asend: asendCommand,
-  msend: msendCommand,
-  masend: masendCommand,
-  transfer: transferCommand,
-  getinfo: getinfoCommand,
-  message: messageCommand,
-  business: businessCommand,
+type Handler = CommandHandler<ClientCommandContext>;
+
+// Each module is loaded when its command runs (lazyCommand).
+const send = lazyCommand<ClientCommandContext>(async () => (await import('./client-send.js')).sendCommand);
+const msend = lazyCommand<ClientCommandContext>(async () => (await import('./client-send.js')).msendCommand);
+const asend = lazyCommand<ClientCommandContext>(async () => (await import('./client-submit.js')).asendCommand);
+const masend = lazyCommand<ClientCommandContext>(async () => (await import('./client-submit.js')).masendCommand);
+const transfer = lazyCommand<ClientCommandContext>(async () => (await import('./client-transfer.js')).transferCommand);
+const getinfo = lazyCommand<ClientCommandContext>(async () => (await import('./client-getinfo.js')).getinfoCommand);
+const message = lazyCommand<ClientCommandContext>(async () => (await import('./client-message.js')).messageCommand);
+const business = lazyCommand<ClientCommandContext>(async () => (await import('./client-business.js')).businessCommand);
+
+export const CLIENT_NETWORK_COMMANDS: Record<string, Handler> = {
+  send,
+  asend,
+  msend,
+  masend,
+  transfer,
+  getinfo,
+  message,
+  business,
   // The seed names these raw entry points (cli.md §5): accepted as command names too.
-  Message: messageCommand,
-  BusinessRequest: businessCommand,
+  Message: message,
+  BusinessRequest: business,
 };

@@ -2,28 +2,32 @@
  * `svc-r66client [HOSTID] COMMAND [ARGS...]` (cli.md §1, §3). Later commands (send, asend,
  * getinfo...) register in COMMANDS and in usage.ts's CLIENT_COMMANDS.
  */
-import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand, type DbCommandContext } from './db-commands.js';
+import type { DbCommandContext } from './db-commands.js';
 import { CLIENT_NETWORK_COMMANDS } from './client-commands.js';
-import { configExportCommand, configExportTool } from './client-config-export.js';
-import { logExportCommand, logExportTool, logExtendedExportTool } from './client-log-export.js';
-import { dispatch, type CommandHandler } from './dispatch.js';
+import { dispatch, lazyCommand, type CommandHandler } from './dispatch.js';
 import { selectInstance } from './instance.js';
 import { processIo } from './io.js';
 import { runMain } from './main-runner.js';
 import { clientUsage } from './usage.js';
 
-const COMMANDS: Record<string, CommandHandler<DbCommandContext>> = {
-  initdb: initdbCommand,
-  loadauth: loadauthCommand,
-  loadrule: loadruleCommand,
-  loadconf: loadconfCommand,
+type Handler = CommandHandler<DbCommandContext>;
+const dbCommands = (): Promise<typeof import('./db-commands.js')> => import('./db-commands.js');
+const logExport = (): Promise<typeof import('./client-log-export.js')> => import('./client-log-export.js');
+const configExport = (): Promise<typeof import('./client-config-export.js')> => import('./client-config-export.js');
+
+// Every module is loaded when its command runs (lazyCommand).
+const COMMANDS: Record<string, Handler> = {
+  initdb: lazyCommand(async () => (await dbCommands()).initdbCommand),
+  loadauth: lazyCommand(async () => (await dbCommands()).loadauthCommand),
+  loadrule: lazyCommand(async () => (await dbCommands()).loadruleCommand),
+  loadconf: lazyCommand(async () => (await dbCommands()).loadconfCommand),
   ...CLIENT_NETWORK_COMMANDS,
-  'log-export': logExportCommand,
-  'config-export': configExportCommand,
+  'log-export': lazyCommand(async () => (await logExport()).logExportCommand),
+  'config-export': lazyCommand(async () => (await configExport()).configExportCommand),
   // The original's entry points (cli.md §5.3), with the tools' own exit codes.
-  LogExport: logExportTool,
-  LogExtendedExport: logExtendedExportTool,
-  ConfigExport: configExportTool,
+  LogExport: lazyCommand(async () => (await logExport()).logExportTool),
+  LogExtendedExport: lazyCommand(async () => (await logExport()).logExtendedExportTool),
+  ConfigExport: lazyCommand(async () => (await configExport()).configExportTool),
 };
 
 runMain('svc-r66client', processIo, async () => {
