@@ -8,6 +8,7 @@ import { createLogger } from '../server/logger.js';
 import { describe } from '../server/lifecycle.js';
 import { ServerRuntime } from '../server/runtime.js';
 import { installShutdownHandlers } from '../server/shutdown.js';
+import { growYoungGenerationAtOnce } from '../server/young-generation.js';
 import { EXIT_NO_LISTENER, EXIT_START_FAILED } from './exit-codes.js';
 import type { Io } from './io.js';
 
@@ -27,6 +28,8 @@ export function serviceLogFile(config: ServerConfig): string {
 
 export async function runServerProcess(opts: ServerProcessOptions): Promise<number> {
   const { io } = opts;
+  // A server alternates idle and busy spells: no slow re-growth of the young generation after each.
+  growYoungGenerationAtOnce();
   let config: ServerConfig;
   try {
     config = await loadServerConfig(opts.configFile);
