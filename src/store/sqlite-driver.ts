@@ -200,8 +200,8 @@ class GroupCommitDriver implements Driver {
       if (group.length > 1) db.exec('commit');
     } catch (err) {
       if (db.inTransaction) db.exec('rollback');
-      for (const [change] of done) change.reject(err);
-      if (done.length === 0) for (const c of group) c.reject(err);
+      // Nothing of the group is kept (a caller whose own change failed already has its error).
+      for (const change of group) change.reject(err);
       return;
     }
     for (const [change, result] of done) change.resolve(result);
