@@ -13,7 +13,7 @@ import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
-import { prepareWorkFile, runReceiver } from './receiver.js';
+import { prepareWorkFile, runReceiver, startWorkFile } from './receiver.js';
 import { compressionAgreed, restartRankOfReceiver } from './requester.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
@@ -121,7 +121,9 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
           await session.preTasks();
           if (record.globalLastStep < TaskStep.POSTTASK) {
             session.file = record.rank > 0 ? record.filename : null;
-            await prepareWorkFile(session);
+            // A new work file is created while the row is written and the answer goes out.
+            if (session.file === null) await startWorkFile(session);
+            else await prepareWorkFile(session);
           }
         }
         session.limit = combineLimits(core.shaper.ownLimit(isSender), Number(p.limit));

@@ -19,7 +19,7 @@ import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
-import { prepareWorkFile, runReceiver } from './receiver.js';
+import { prepareWorkFile, runReceiver, startWorkFile } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
@@ -200,7 +200,9 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     }
     if (r.globalLastStep < TaskStep.POSTTASK && s.through === null) {
       s.file = r.rank > 0 ? r.filename : null;
-      await prepareWorkFile(s);
+      // A new work file is created while the row is written and the first blocks arrive.
+      if (s.file === null) await startWorkFile(s);
+      else await prepareWorkFile(s);
       await s.row.saveAll();
     }
     return await runReceiver(s);

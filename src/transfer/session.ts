@@ -49,10 +49,12 @@ export class TransferSession {
   /** Absolute local file: the sender's source, the receiver's work file then final file. */
   file: string | null = null;
   /**
-   * The receiver's work file as prepareWorkFile() created it, still open for the data loop (one
-   * open and one close per file less); closed by fail() when the data loop never took it.
+   * The receiver's work file as startWorkFile() creates it, kept open for the data loop (one open
+   * and one close per file less). A promise: the Request answer does not wait for the creation
+   * (receiver.ts, startWorkFile()). Never rejects unhandled; closed by closeWorkHandle() when the
+   * data loop never took it.
    */
-  workHandle: FileHandle | null = null;
+  workHandle: Promise<FileHandle> | null = null;
   /** Expected size (receiver) or real size (sender); -1 unknown. */
   size = -1;
   /** Block compression agreed for this transfer (r66-protocol.md §11). */
@@ -243,9 +245,15 @@ export class TransferSession {
    * The error path (§9.7): tell the partner unless the error came from it, apply what stop and
    * cancel mean to the rank and the work file, run the error tasks once, persist the error.
    */
-  async fail(err: unknown): Promise<TransferOutcome> {
-    await this.workHandle?.close().catch(() => undefined);
+  /** Closes the work file's handle when the data loop did not take it (its creation may have failed). */
+  async closeWorkHandle(): Promise<void> {
+    const pending = this.workHandle;
     this.workHandle = null;
+    await pending?.then((fh) => fh.close()).catch(() => undefined);
+  }
+
+  async fail(err: unknown): Promise<TransferOutcome> {
+    await this.closeWorkHandle();
     const r66 = toR66Error(err);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;

@@ -105,6 +105,26 @@ describe('error paths end with the original codes on both sides', () => {
     expect((await readdir(b.dirs.work)).length).toBe(1);
   });
 
+  // A receiver answers the Request (requested) or waits for the first block (requester) while its
+  // work file is being created: a creation that fails ends the transfer with the same code on both
+  // sides, and nothing is received.
+  for (const requested of [true, false]) {
+    it(`work directory that cannot be made (${requested ? 'requested' : 'requester'} receiver): a on both sides`, async () => {
+      const [receiver, sender] = requested ? [b, a] : [a, b];
+      const [receiverLog, senderLog] = requested ? [logB, logA] : [logA, logB];
+      const name = requested ? 'send' : 'recv';
+      await writeFile(path.join(receiver.home, 'blocked'), 'not a directory');
+      await receiver.addRule(rule(name, requested ? TransferMode.SENDMODE : TransferMode.RECVMODE, { workPath: '/blocked/work', rErrorTasks: [logTo(receiverLog, 'rerror')] }));
+      await writeFile(path.join(sender.dirs.out, 'f.bin'), patternBytes(300_000));
+      const out = await a.engine.transfer({ partner: 'hostb', rule: name, file: 'f.bin' });
+      expect(out.code).toBe(ErrorCode.FileNotAllowed);
+      expectError(out.record, ErrorCode.FileNotAllowed);
+      expectError(await partnerRow(out.record), ErrorCode.FileNotAllowed);
+      await waitFor(async () => (await log(receiverLog)) === 'rerror a  ' && (await log(senderLog)) === 'serror a  ');
+      expect(await readdir(receiver.dirs.in)).toEqual([]);
+    });
+  }
+
   it('global hash mismatch: M on both sides, rank reset', async () => {
     await writeFile(path.join(a.dirs.out, 'warm.txt'), 'x');
     expect((await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'warm.txt' })).code).toBe(ErrorCode.CompleteOk);
