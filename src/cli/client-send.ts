@@ -51,14 +51,15 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
 
 /**
  * Runs one transfer and shapes its result; never throws for a transfer failure. `prepared`: its
- * creation, started earlier (msend prepares the next file while the current one runs).
+ * creation, started earlier (msend prepares the next file while the current one runs). `decided`:
+ * see TransferEngine.run().
  */
-async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>): Promise<DirectResult> {
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, decided?: () => void): Promise<DirectResult> {
   const started = Date.now();
   const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
   let outcome: TransferOutcome;
   try {
-    outcome = await engine.run(await (prepared ?? engine.prepare(req)));
+    outcome = await engine.run(await (prepared ?? engine.prepare(req)), decided);
   } catch (err) {
     if (!(err instanceof R66Error)) throw err;
     // No transfer record could be created: the original's "Unknown" failure.
@@ -171,19 +172,37 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
           return p;
         };
         let next = prepare(files[0]);
+        // The transfer before the current one: decided (its EndRequest sent), perhaps not ended yet.
+        let previous: Promise<DirectResult> | null = null;
         for (let i = 0; i < files.length; i++) {
           const current = next;
           next = prepare(files[i + 1]);
-          const result = await runDirect(ctx, session, engine, request(files[i] as string), targs, current);
-          blocks.push(result);
-          if (result.exit === 0) ok++;
-          else ko++;
+          let isDecided = false;
+          let onDecided = (): void => undefined;
+          const decided = new Promise<void>((resolve) => (onDecided = () => ((isDecided = true), resolve())));
+          const running = runDirect(ctx, session, engine, request(files[i] as string), targs, current, onDecided);
+          running.catch(() => undefined); // awaited below; it must not reject unobserved meanwhile
+          // The files still go one after another: the next starts once this one's outcome is
+          // decided, and only its EndRequest answer and last row write run beside the next Request.
+          await Promise.race([decided, running]);
+          if (previous !== null) settle(await previous);
+          previous = running;
+          if (isDecided) continue;
+          previous = null;
+          const result = await running;
+          settle(result);
           if (result.record === undefined) {
             stoppedOnUnknown = true;
             break outer;
           }
         }
+        if (previous !== null) settle(await previous);
       }
+      }
+      function settle(result: DirectResult): void {
+        blocks.push(result);
+        if (result.exit === 0) ok++;
+        else ko++;
       }
       const status: ResultStatus = ko === 0 ? 0 : 2;
       const summary = new ResultFields().set('remote', targs.to.join(',')).set('ok', ok).set('ko', ko).set('delay', Date.now() - started);

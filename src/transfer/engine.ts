@@ -138,16 +138,20 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return { record, through, first: { inserted, file, rule, partner } };
   }
 
-  /** The running half of transfer(): the attempts of a prepared transfer, to its end. */
-  async run(prepared: PreparedTransfer): Promise<TransferOutcome> {
+  /**
+   * The running half of transfer(): the attempts of a prepared transfer, to its end. `decided`:
+   * called when this host, sending, has sent EndRequest, from which point the outcome is success
+   * whatever the partner answers (runRequester()); never called otherwise.
+   */
+  async run(prepared: PreparedTransfer, decided?: () => void): Promise<TransferOutcome> {
     const { record, through, first } = prepared;
     if (through !== null) {
-      const outcome = await this.runWithRetries(record, 0, through, first);
+      const outcome = await this.runWithRetries(record, 0, through, first, decided);
       // A sink that did not get the whole file is destroyed, never ended as if complete.
       if ('sink' in through && outcome.code !== ErrorCode.CompleteOk && !through.sink.writableEnded) through.sink.destroy(new Error(outcome.message || outcome.code.meaning));
       return outcome;
     }
-    return this.runWithRetries(record, this.opts.connectRetries ?? 0, null, first);
+    return this.runWithRetries(record, this.opts.connectRetries ?? 0, null, first, decided);
   }
 
   /** Like transfer(), refusing a rule of the receive direction (client `send`). */
@@ -181,9 +185,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return runRequester(this.core, record);
   }
 
-  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null, first?: FirstAttempt): Promise<TransferOutcome> {
+  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null, first?: FirstAttempt, decided?: () => void): Promise<TransferOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined);
+      const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined, decided);
       if (!outcome.retryable || attempt >= retries || this.closed) {
         const { retryable: _r, ...rest } = outcome;
         if (!outcome.retryable) return rest;

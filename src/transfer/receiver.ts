@@ -116,7 +116,9 @@ async function receiveData(s: TransferSession): Promise<void> {
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   let closed = false;
   let writes: WriteWindow | undefined;
-  // The sync and close started as soon as the announced size is on its way to disk (see below).
+  // The sync and close started as soon as the announced size is on its way to disk (see below):
+  // `synced` is the data on disk, `finishing` the close after it.
+  let synced: Promise<void> | null = null;
   let finishing: Promise<void> | null = null;
   try {
     const r = s.record;
@@ -172,7 +174,8 @@ async function receiveData(s: TransferSession): Promise<void> {
         // The whole announced size is written (or being written) to a file of this attempt: its sync
         // and close run now, while the sender saves its state and sends EndTransfer, not after it.
         if (fresh && s.size > 0 && highest >= s.size) {
-          finishing = window.drain().then(() => fh.datasync()).then(() => fh.close());
+          synced = window.drain().then(() => fh.datasync());
+          finishing = synced.then(() => fh.close());
           finishing.catch(() => undefined);
           closed = true;
         }
@@ -181,8 +184,9 @@ async function receiveData(s: TransferSession): Promise<void> {
       if (p.kind === 'endTransfer' && p.way === 0) {
         let closing: Promise<void>;
         let length: number;
-        if (finishing !== null) {
-          await finishing;
+        if (synced !== null && finishing !== null) {
+          // Like below, the close goes on beside the checks and the rename.
+          await synced;
           closing = finishing;
           length = highest;
         } else {

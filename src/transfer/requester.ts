@@ -68,7 +68,12 @@ export interface FirstAttempt {
  * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
  * caller whether the failure may be retried (connection impossible, partner overloaded).
  */
-export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt): Promise<TransferOutcome & { retryable: boolean }> {
+/**
+ * `decided`: called once this host, as the sender, has sent EndRequest: the outcome no longer
+ * depends on the partner (its answer is only waited for, see runSender()). A caller running
+ * transfers one after another (msend) starts the next one then.
+ */
+export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt, decided?: () => void): Promise<TransferOutcome & { retryable: boolean }> {
   const row = new RunnerRow(core.runner, record, first?.inserted ?? true);
   // As created (engine or asend/masend) and never tried: no step, no rank, no status yet.
   const neverStartedBefore = record.globalLastStep === TaskStep.NOTASK && record.rank === 0 && record.stepStatus === ErrorCode.Unknown;
@@ -109,6 +114,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   session.size = size;
   session.through = through;
   session.neverStartedBefore = neverStartedBefore;
+  session.decided = decided ?? null;
   core.running.set(key, { record, abort: (e) => session.abort(e) });
   core.emitStart(record);
   try {

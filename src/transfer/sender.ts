@@ -47,6 +47,7 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     // The post-task transitions (staged without tasks) are in RUNNER before EndRequest says done.
     await s.row.flush();
     await s.channel.send({ kind: 'endRequest', code: ErrorCode.CompleteOk, way: 0, info: '' });
+    s.decided?.();
     // The original sender waits at most timeoutcon for the answer, then considers the transfer done.
     try {
       const end = await s.next(s.core.limits.timeoutCon, 'the EndRequest answer');

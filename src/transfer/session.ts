@@ -76,6 +76,8 @@ export class TransferSession {
    * finished is telling about another transfer with the same id.
    */
   neverStartedBefore = false;
+  /** The requester's caller, told when its outcome is decided (runRequester()); null when none. */
+  decided: (() => void) | null = null;
   /** The sender's reader, opened by the requester while it waits for the Request answer (block-reader.ts). */
   earlyReader: Promise<BlockReader> | null = null;
   /** The close of the sender's file, which the data pump does not wait for. */

@@ -6,7 +6,7 @@ import { hasNoStack, sqliteRows } from './cli-helpers.js';
 import { jsonResult, pairForFile } from './client-harness.js';
 
 const pair = pairForFile({
-  a: { 'hello.txt': 'hello world\n', 'm1.dat': 'one', 'm2.dat': 'two' },
+  a: { 'hello.txt': 'hello world\n', 'm1.dat': 'one', 'm2.dat': 'two', ...Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`q${i}.dat`, `file ${i}`])) },
   b: { 'remote.txt': 'from b' },
 });
 
@@ -66,6 +66,23 @@ describe('msend (cli.md §3.4)', () => {
     expect(lines.filter((l) => l === '[Unique MultipleDirectTransfer] Transfer in status: SUCCESS')).toHaveLength(2);
     expect(received(pair.b.serverHome, 'm1.dat')).toBe('one');
     expect(received(pair.b.serverHome, 'm2.dat')).toBe('two');
+  });
+
+  // The next file starts once the previous one's EndRequest is sent: its answer and the last
+  // row write run beside the next Request. Every result still comes in order, every row ends done.
+  it('reports the files in order, each done on both hosts with its own content', async () => {
+    const r = await pair.client(['msend', '-to', 'hostb', '-rule', 'send', '-file', 'q?.dat']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(jsonResult(r.stdout)).toMatchObject({ ok: 5, ko: 0 });
+    const blocks = [1, 2, 3, 4, 5].map((i) => jsonResult(r.stdout, i));
+    expect(blocks.map((b) => String(b.originalPath).split('/').pop())).toEqual(['q1.dat', 'q2.dat', 'q3.dat', 'q4.dat', 'q5.dat']);
+    expect(blocks.every((b) => b.statusCode === 'O')).toBe(true);
+    const ids = blocks.map((b) => String(b.specialid)).join(',');
+    for (const file of [pair.a.sqliteFile, pair.b.sqliteFile]) {
+      const rows = await sqliteRows<{ updatedinfo: number; n: number }>(file, `SELECT updatedinfo, COUNT(*) AS n FROM runner WHERE specialid IN (${ids}) GROUP BY updatedinfo`);
+      expect(rows, file).toEqual([{ updatedinfo: 6, n: 5 }]);
+    }
+    for (const i of [1, 2, 3, 4, 5]) expect(received(pair.b.serverHome, `q${i}.dat`)).toBe(`file ${i}`);
   });
 
   it('counts the failed transfers in the exit code', async () => {
