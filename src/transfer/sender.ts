@@ -122,9 +122,13 @@ async function pumpData(s: TransferSession): Promise<string> {
       }
       if (digest) digest.copy(out, DATA_FRAME_PREFIX_SIZE + payload);
       const size = encodeDataPacketHeader(out, 0, s.channel.remoteId, s.channel.localId, rank, payload, digest?.length ?? 0);
-      if (s.shaper) {
+      // Every block is counted (the host's traffic figures); only a block that must wait for a
+      // limit sends the batch's earlier frames first. Without a wait they leave together: a
+      // shaper exists for every transfer, limited or not.
+      const wait = s.shaper?.waitFor(size) ?? 0;
+      if (wait > 0) {
         await flush();
-        await s.shaper.pace(size);
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
       if (peer !== null) break;
       unsent.push(out.subarray(0, size));

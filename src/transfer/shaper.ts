@@ -131,12 +131,6 @@ export class SessionShaper {
     const wait = Math.max(this.global.take(bytes), this.own.take(bytes));
     return wait >= MIN_WAIT_MS ? wait : 0;
   }
-
-  /** Awaits the wait for `bytes`, if any. */
-  async pace(bytes: number): Promise<void> {
-    const wait = this.waitFor(bytes);
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
 }
 
 /** The host-wide shaper: global buckets and the session limits new transfers start with. */
