@@ -34,7 +34,9 @@ export async function prepareWorkFile(s: TransferSession): Promise<void> {
   let existing: number | undefined;
   if (s.file !== null && s.file.endsWith('.r66')) existing = await stat(s.file).then((st) => st.size, () => undefined);
   if (existing === undefined || r.rank === 0) {
-    if (s.file !== null && s.file.endsWith('.r66')) await removeQuietly(s.file);
+    // An earlier attempt's work file that cannot be resumed goes (only from the work directory:
+    // `file` may also be a name the partner gave, which is never this host's to delete).
+    if (s.file !== null && s.file.endsWith('.r66') && path.dirname(s.file) === s.dirs.work) await removeQuietly(s.file);
     s.file = null;
     await startWorkFile(s);
     // Its error, if any, here rather than in the data loop.

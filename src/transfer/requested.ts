@@ -120,8 +120,9 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
           if (session.size > 0) record.transferInfo = updateInfoMap(record.transferInfo, { ORIGINALSIZE: p.length });
           await session.preTasks();
           if (record.globalLastStep < TaskStep.POSTTASK) {
-            session.file = record.rank > 0 ? record.filename : null;
-            // A new work file is created while the row is written and the answer goes out.
+            // An earlier attempt's work file is reused or replaced by prepareWorkFile(); a new
+            // transfer's is created while the row is written and the answer goes out.
+            session.file = record.rank > 0 || existing !== undefined ? record.filename : null;
             if (session.file === null) await startWorkFile(session);
             else await prepareWorkFile(session);
           }

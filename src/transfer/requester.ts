@@ -205,8 +205,9 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       return await runSender(s);
     }
     if (r.globalLastStep < TaskStep.POSTTASK && s.through === null) {
-      s.file = r.rank > 0 ? r.filename : null;
-      // A new work file is created while the row is written and the first blocks arrive.
+      // An earlier attempt's work file is reused or replaced by prepareWorkFile(); a first
+      // attempt's is created while the row is written and the first blocks arrive.
+      s.file = r.rank > 0 || !s.neverStartedBefore ? r.filename : null;
       if (s.file === null) await startWorkFile(s);
       else await prepareWorkFile(s);
       await s.row.saveAll();
