@@ -29,6 +29,7 @@ import {
 } from '../protocol/index.js';
 import { allocateChannelId } from './channel-ids.js';
 import { LocalChannel } from './channel.js';
+import { frameTrace } from './frame-trace.js';
 import { disconnected, R66Error, RemoteError } from './errors.js';
 import type { AuthenticatedPartner } from './partner.js';
 
@@ -176,6 +177,7 @@ export class Connection extends EventEmitter {
   writeFrame(frame: Buffer, written?: () => void): Promise<void> {
     if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
     this.lastActivity = Date.now();
+    frameTrace?.sent(frame[12] as number);
     if (this.socket.write(frame, afterWrite(written))) return Promise.resolve();
     return this.whenDrained();
   }
@@ -190,6 +192,7 @@ export class Connection extends EventEmitter {
     if (frames.length === 1) return this.writeFrame(frames[0] as Buffer, written);
     if (this.socket.destroyed || this.socket.writableEnded) return Promise.reject(this.closeReason ?? disconnected());
     this.lastActivity = Date.now();
+    frameTrace?.sent((frames[0] as Buffer)[12] as number, frames.length);
     this.socket.cork();
     let below = true;
     // Writes complete in order: the last one's callback comes after all of them were written.
@@ -274,6 +277,7 @@ export class Connection extends EventEmitter {
   }
 
   private onFrame(frame: NetworkFrame): void {
+    frameTrace?.received(frame.code);
     this.unansweredKeepAlives = 0;
     if (frame.code === PacketType.NOOP) return;
     let packet: Packet;
