@@ -95,6 +95,21 @@ export class RunnerRow {
     else await this.runner.updateRank(this.key, this.record.rank);
   }
 
+  /**
+   * Writes RANK = `rank`, a checkpoint taken earlier, with what is staged, leaving the record's
+   * rank (the data loop's, further on by now) as it is. Nothing is written when a whole-row write
+   * or the insert is pending: those carry the record's rank, which may point past synced data.
+   */
+  async saveRankAt(rank: number): Promise<void> {
+    if (this.pendingAll || !this.inserted) return;
+    if (this.pending === null) {
+      await this.runner.updateRank(this.key, rank);
+      return;
+    }
+    this.pending = { ...this.pending, rank };
+    await this.flush();
+  }
+
   // The step transitions below take `write = false` to stage instead of writing (see stage()).
 
   preTasksStart(stepIndex: number, write = true): Promise<void> {
