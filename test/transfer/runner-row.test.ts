@@ -49,6 +49,24 @@ describe('RunnerRow of a new row', () => {
     expect((await store.runner.get(row.key))?.rank).toBe(3);
   });
 
+  // The receiver's checkpoint saves the rank of the blocks it synced while the data loop goes on.
+  it('saveRankAt writes that rank with what is staged and leaves the record\'s rank as it is', async () => {
+    const row = new RunnerRow(store.runner, record({ specialId: 79n }), false);
+    await row.saveAll();
+    await row.transferStart(false);
+    row.record.rank = 40;
+    await row.saveRankAt(32);
+    expect(row.record.rank).toBe(40);
+    expect(row.hasPending).toBe(false);
+    expect(await store.runner.get(row.key)).toMatchObject({ rank: 32, globalStep: TaskStep.TRANSFERTASK });
+    await row.saveRankAt(36);
+    expect((await store.runner.get(row.key))?.rank).toBe(36);
+    // A pending whole-row write would carry the record's rank (40, maybe not synced): nothing then.
+    row.stageAll();
+    await row.saveRankAt(38);
+    expect((await store.runner.get(row.key))?.rank).toBe(36);
+  });
+
   it('a second row of the same key fails its insert and leaves the first row as it was', async () => {
     const key = { specialId: 78n, requester: 'hosta', requested: 'hostb', ownerReq: 'hostb' };
     const first = new RunnerRow(store.runner, record(key), false);
