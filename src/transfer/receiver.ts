@@ -361,6 +361,8 @@ class WriteWindow {
   private queuedCount = 0;
   private writtenCount = 0;
   private waiters: Array<{ count: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  /** The data loop, waiting for room in the queue. */
+  private roomWaiters: Array<() => void> = [];
 
   constructor(private readonly fh: FileHandle) {}
 
@@ -370,7 +372,11 @@ class WriteWindow {
     this.queuedCount++;
     this.queuedBytes += data.length;
     this.running ??= this.pump();
-    if (this.queuedBytes >= WRITE_QUEUE_BYTES) await this.running;
+    // Room comes when the pump takes the next run: the loop reads on while that run is written
+    // (waiting for the whole queue to be written stopped the reading for 2-5 ms each time).
+    while (this.queuedBytes >= WRITE_QUEUE_BYTES && this.running !== null && this.failure === null) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
     if (this.failure) throw this.failure;
   }
 
@@ -393,6 +399,7 @@ class WriteWindow {
         const run = takeConsecutive(this.queue, WRITE_BATCH_BYTES);
         const bytes = run.reduce((n, b) => n + b.data.length, 0);
         this.queuedBytes -= bytes;
+        for (const resolve of this.roomWaiters.splice(0)) resolve();
         await writeRun(this.fh, run.map((b) => b.data), (run[0] as { position: number }).position, bytes);
         this.writtenCount += run.length;
         this.waiters = this.waiters.filter((w) => (w.count <= this.writtenCount ? (w.resolve(), false) : true));
@@ -401,6 +408,7 @@ class WriteWindow {
       this.failure ??= err as Error;
     } finally {
       this.running = null;
+      for (const resolve of this.roomWaiters.splice(0)) resolve();
       if (this.failure) for (const w of this.waiters.splice(0)) w.reject(this.failure);
     }
   }
