@@ -402,7 +402,9 @@ class WriteWindow {
         for (const resolve of this.roomWaiters.splice(0)) resolve();
         await writeRun(this.fh, run.map((b) => b.data), (run[0] as { position: number }).position, bytes);
         this.writtenCount += run.length;
-        this.waiters = this.waiters.filter((w) => (w.count <= this.writtenCount ? (w.resolve(), false) : true));
+        const reached = this.waiters.filter((w) => w.count <= this.writtenCount);
+        this.waiters = this.waiters.filter((w) => w.count > this.writtenCount);
+        for (const w of reached) w.resolve();
       }
     } catch (err) {
       this.failure ??= err as Error;
