@@ -178,8 +178,12 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
           const current = next;
           next = prepare(files[i + 1]);
           let isDecided = false;
-          let onDecided = (): void => undefined;
-          const decided = new Promise<void>((resolve) => (onDecided = () => ((isDecided = true), resolve())));
+          let markDecided = (): void => undefined;
+          const decided = new Promise<void>((resolve) => (markDecided = resolve));
+          const onDecided = (): void => {
+            isDecided = true;
+            markDecided();
+          };
           const running = runDirect(ctx, session, engine, request(files[i] as string), targs, current, onDecided);
           running.catch(() => undefined); // awaited below; it must not reject unobserved meanwhile
           // The files still go one after another: the next starts once this one's outcome is

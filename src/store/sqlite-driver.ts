@@ -1,6 +1,6 @@
 /**
  * How kysely runs statements on SQLite (better-sqlite3): one connection, prepared statements kept
- * by SQL text, and row changes written in groups (decision 0016).
+ * by SQL text, and row changes written in groups (decision 0018).
  *
  * Group commit: an INSERT, UPDATE or DELETE run outside a transaction is not committed on its own.
  * It waits in a queue until the event loop's check phase (setImmediate); then every queued change
