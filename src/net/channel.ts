@@ -43,6 +43,11 @@ export class LocalChannel {
     return this.closedFlag;
   }
 
+  /** Packets that arrived and wait to be received: receive() returns the first at once. */
+  get queuedPackets(): number {
+    return this.queue.length;
+  }
+
   /**
    * Why the channel ended (null while open): a RemoteError when the peer ended it (its Error or
    * ConnectionError), a Disconnection when the connection went, else a local end.

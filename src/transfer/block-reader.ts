@@ -8,7 +8,7 @@
  * takes it only when the answer kept the block size and the rank it was opened for.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { DATA_FRAME_PREFIX_SIZE } from '../protocol/index.js';
+import { DATA_FRAME_PREFIX_SIZE, type R66Digest } from '../protocol/index.js';
 import { framePool } from './frame-pool.js';
 
 /** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
@@ -18,6 +18,12 @@ const READ_BATCH_BYTES = 256 * 1024;
 export interface ReadBlock {
   frame: Buffer;
   bytesRead: number;
+}
+
+/** A digest fed the reader's first batch as soon as it was read, and the bytes it covers. */
+export interface HashedAhead {
+  digest: R66Digest;
+  bytes: number;
 }
 
 /** Frames filled by one readv; `full` when the file may go on after them. */
@@ -34,6 +40,8 @@ export class BlockReader {
   private index = 0;
   private readonly perBatch: number;
   private closing: Promise<void> | null = null;
+  /** Set by hashFirstBatch(): the digest that holds the first batch. */
+  hashedAhead: Promise<HashedAhead | null> | null = null;
 
   /**
    * `size` (-1 unknown) only bounds the first batches' buffers; the reads go on to the end of the
@@ -56,6 +64,30 @@ export class BlockReader {
   /** Opens `file` and starts reading its first batch at `position`. */
   static async open(file: string, blockSize: number, room: number, position: number, size: number): Promise<BlockReader> {
     return new BlockReader(await open(file, 'r'), blockSize, room, position, size);
+  }
+
+  /**
+   * Feeds the first batch to `digest` as soon as it is read. A requester does it while it waits
+   * for the Request answer: for a small file the whole global hash is then done before the data
+   * goes out, and the sender's EndTransfer follows its data at once. The data pump goes on with
+   * `hashedAhead` (null when the read failed: next() reports the error).
+   */
+  hashFirstBatch(digest: R66Digest): void {
+    const first = this.nextRead;
+    if (first === null || this.batch !== null) return;
+    this.hashedAhead = first.then(
+      (batch) => {
+        let left = batch.bytesRead;
+        for (const frame of batch.frames) {
+          if (left <= 0) break;
+          const length = Math.min(this.blockSize, left);
+          digest.update(frame.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + length));
+          left -= length;
+        }
+        return { digest, bytes: batch.bytesRead };
+      },
+      () => null,
+    );
   }
 
   /** True when next() has a block read already (it will not wait for the disk). */

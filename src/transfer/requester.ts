@@ -13,7 +13,7 @@ import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js
 import { R66Error, RemoteError } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import {
-  allowsFileInfoInChange, encodeValidCommand, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
+  allowsFileInfoInChange, createR66Digest, encodeValidCommand, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
 } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
@@ -159,9 +159,14 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     };
     await s.row.set({ rank });
     // A sender without pre-tasks knows its file already: its first blocks are read while the
-    // partner prepares the answer (the data pump takes them if the answer keeps rank and block size).
+    // partner prepares the answer (the data pump takes them if the answer keeps rank and block size),
+    // and go into the global hash meanwhile.
     if (s.isSender && s.through === null && s.file !== null && r.globalLastStep < TaskStep.POSTTASK && !s.hasTasks('pre')) {
-      s.earlyReader = BlockReader.open(s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size);
+      const identity = s.core.identity;
+      s.earlyReader = BlockReader.open(s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size).then((reader) => {
+        if (identity.globalDigest) reader.hashFirstBatch(createR66Digest(identity.digest));
+        return reader;
+      });
       s.earlyReader.catch(() => undefined);
     }
     await s.channel.send(request);

@@ -73,7 +73,10 @@ async function pumpData(s: TransferSession): Promise<string> {
   try {
     let rank = s.record.rank;
     const blockDigest = s.md5 ? createR66Digest(s.partner.capabilities.digest) : null;
-    const globalDigest = s.core.identity.globalDigest ? createR66Digest(s.core.identity.digest) : null;
+    // The reader opened early may have hashed its first batch already (BlockReader.hashFirstBatch).
+    const ahead = await reader.hashedAhead;
+    const globalDigest = ahead?.digest ?? (s.core.identity.globalDigest ? createR66Digest(s.core.identity.digest) : null);
+    let hashedAheadBytes = ahead?.bytes ?? 0;
     let peer: Packet | Error | null = null;
     // One pending receive: any packet from the receiver during the data phase ends it (§9.7).
     const watch = s.next().then(
@@ -86,12 +89,19 @@ async function pumpData(s: TransferSession): Promise<string> {
     const unsent: Buffer[] = [];
     // The pool's frames behind `unsent`, given back once the socket wrote them (frame-pool.ts).
     const pooled: Buffer[] = [];
+    // The data of the frames in `unsent`, for the global hash once they are on their way.
+    const unhashed: Buffer[] = [];
     const flush = async (): Promise<void> => {
       if (unsent.length === 0) return;
       const frames = pooled.splice(0);
-      await s.channel.sendFrames(unsent.splice(0), frames.length === 0 ? undefined : () => {
+      const sending = s.channel.sendFrames(unsent.splice(0), frames.length === 0 ? undefined : () => {
         for (const f of frames) framePool.give(f);
       });
+      // The frames are in the socket (or queued by it) now and go back to the pool only after its
+      // write callback: hashing them here lets the partner read and hash them at the same time,
+      // instead of after this side's hash (SHA-256 runs at about 220 MB/s without SHA-NI).
+      for (const data of unhashed.splice(0)) globalDigest?.update(data);
+      await sending;
     };
     const checkpoints = new RankCheckpoints(async () => {
       await flush();
@@ -104,7 +114,11 @@ async function pumpData(s: TransferSession): Promise<string> {
       if (block === null) break;
       const { frame, bytesRead } = block;
       const data = frame.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + bytesRead);
-      globalDigest?.update(data);
+      let toHash: Buffer | null = data;
+      if (hashedAheadBytes > 0) {
+        hashedAheadBytes -= bytesRead;
+        toHash = null;
+      }
       let digest: Buffer | null = null;
       if (blockDigest) {
         blockDigest.update(data);
@@ -117,7 +131,8 @@ async function pumpData(s: TransferSession): Promise<string> {
         out = Buffer.allocUnsafe(DATA_FRAME_PREFIX_SIZE + packed.length + (digest?.length ?? 0));
         packed.copy(out, DATA_FRAME_PREFIX_SIZE);
         payload = packed.length;
-        // The block is in `out` now (and in the digests): its frame is free at once.
+        // The block is in `out` now: once in the global hash, its frame is free at once.
+        if (toHash) globalDigest?.update(toHash);
         framePool.give(frame);
       }
       if (digest) digest.copy(out, DATA_FRAME_PREFIX_SIZE + payload);
@@ -132,7 +147,10 @@ async function pumpData(s: TransferSession): Promise<string> {
       }
       if (peer !== null) break;
       unsent.push(out.subarray(0, size));
-      if (out === frame) pooled.push(frame);
+      if (out === frame) {
+        pooled.push(frame);
+        if (toHash) unhashed.push(toHash);
+      }
       rank++;
       sent++;
       s.bytes += bytesRead;
