@@ -177,7 +177,8 @@ export function formatRun(run: BenchRun): string {
   const head =
     `svc-r66 bench ${run.startedAt}${run.options.quick ? ' (--quick: smaller sizes, figures indicative only)' : ''}\n` +
     `machine: ${m.cores} cores ${m.cpuModel}, ${fmt(m.memoryBytes / 2 ** 30)} GiB, node ${m.node}, ${m.kernel}, ` +
-    `disk ${m.disk.device} (${m.disk.fsType}), load ${m.loadAverage.join(' ')}\n`;
+    `disk ${m.disk.device} (${m.disk.fsType}), load ${m.loadAverage.join(' ')}, ` +
+    `SHA-256 ${m.sha256.mbPerSecond} MB/s per core (${m.sha256.shaNi ? 'SHA-NI' : 'no SHA-NI'})\n`;
   const scenarios = table([
     ['scenario', 'result', 'unit', 'ratio', 'CPU s', 'peak RSS MB', 'details'],
     ...run.scenarios.map(scenarioRow),

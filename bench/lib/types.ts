@@ -95,6 +95,12 @@ export interface MachineInfo {
   disk: DiskInfo;
   /** 1-minute load average when the run started: a hint of how noisy the machine was. */
   loadAverage: number[];
+  /**
+   * SHA-256 on one core, MB/s (Node's crypto, 64 KiB updates), and whether the CPU has the SHA
+   * extensions: the large scenarios hash every byte on both sides, so this bounds them (about
+   * 1 GB/s with SHA-NI, 220 MB/s without on the machines we ran on; docs/performance.md).
+   */
+  sha256: { mbPerSecond: number; shaNi: boolean };
 }
 
 export interface DiskInfo {
