@@ -96,7 +96,7 @@ async function main(): Promise<number> {
     log(`work folder ${workDir}; making the files`);
     const fixtures = await makeFixtures(join(workDir, 'fixtures'), fixtureNeeds(names, opts), opts);
     const scenarios = await runScenarios(names, { opts, fixtures, workDir, log });
-    const run: BenchRun = { schema: 1, startedAt, finishedAt: new Date().toISOString(), options: opts, machine, scenarios, targets: evaluateTargets(scenarios) };
+    const run: BenchRun = { schema: 1, startedAt, finishedAt: new Date().toISOString(), options: opts, machine, scenarios, targets: evaluateTargets(scenarios, opts.digest) };
     process.stdout.write(formatRun(run));
     mkdirSync(opts.resultsDir, { recursive: true });
     const file = join(opts.resultsDir, `${startedAt.replace(/[:.]/g, '-')}${opts.quick ? '-quick' : ''}.json`);

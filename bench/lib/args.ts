@@ -17,6 +17,11 @@ export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
   'small-seq': 'raw-small',
 };
 
+/** The digests of server.xml limit/digest, by the number the configuration uses (config.md). */
+export const DIGESTS = ['CRC32', 'ADLER32', 'MD5', 'MD2', 'SHA1', 'SHA256', 'SHA384', 'SHA512'] as const;
+/** The digest the issue's targets are defined with (its large scenario names SHA-256). */
+export const TARGET_DIGEST = 'SHA256';
+
 export const USAGE = `usage: npm run bench -- [options]
 
   --quick                 small sizes (64 MiB, 100 + 200 small files): a smoke run in well under a minute
@@ -29,6 +34,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --concurrency N         transfers in flight in the concurrent scenario (default 16)
   --repeat N              run the selection N times, round robin; each figure is the median
   --sync                  raw baselines fdatasync each received file before acknowledging it
+  --digest NAME           the svc hosts' digest (${DIGESTS.join(', ')}; default ${TARGET_DIGEST}, which
+                          the targets assume: with another one the throughput targets are SKIP)
   --results DIR           where the JSON result goes (default bench/results)
   --work DIR              where the temporary files are made (default the system temp dir)
   --keep                  keep the temporary files
@@ -73,6 +80,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     concurrentCount: 2000,
     concurrency: 16,
     sync: false,
+    digest: TARGET_DIGEST,
     repeat: 1,
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
@@ -98,6 +106,12 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
       case '--concurrent-count': opts.concurrentCount = positiveInt(flag, next()); explicit.add('concurrent'); break;
       case '--concurrency': opts.concurrency = positiveInt(flag, next()); break;
       case '--sync': opts.sync = true; break;
+      case '--digest': {
+        const v = (next() ?? '').toUpperCase().replace('-', '');
+        if (!(DIGESTS as readonly string[]).includes(v)) throw new ArgsError(`--digest expects one of ${DIGESTS.join(', ')}`);
+        opts.digest = v;
+        break;
+      }
       case '--repeat': opts.repeat = positiveInt(flag, next()); break;
       case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;

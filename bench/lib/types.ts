@@ -125,6 +125,8 @@ export interface BenchOptions {
   concurrency: number;
   /** fdatasync each received file before acknowledging it (raw baselines); see docs/performance.md. */
   sync: boolean;
+  /** The svc hosts' digest, a name of args.ts DIGESTS (the targets assume SHA256). */
+  digest: string;
   /** Where the JSON goes. */
   resultsDir: string;
   /** Where the test files and homes are made (a fresh temporary folder under it). */

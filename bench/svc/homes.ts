@@ -7,7 +7,8 @@
  *   never contends with the hosta server), and hosta's server runs the scheduler for `masend`
  *   submissions (the concurrent scenario), whose submit configuration points at the server's
  *   database.
- * - hostb receives. Both use SHA-256 (digest 5) with the whole-file digest on, no compression.
+ * - hostb receives. Both use the same digest (SHA-256 unless `--digest`) with the whole-file
+ *   digest on, no compression.
  *
  * Transfer ids: a database's sequence starts at the epoch milliseconds of its initdb, so hosta's
  * client database and hosta's server database, made a moment apart, would hand out the same ids
@@ -23,8 +24,6 @@ import { join } from 'node:path';
 const CRYPTO_KEY_HEX = 'd3074a6b3108a22c';
 const PASSWORD_HEX = '5a4b7c6a66065cbb622acefec8c3a302';
 const TLS_PASS = 'benchpass';
-/** SHA-256 in the original's digest numbering (config.md limit/digest). */
-const DIGEST_SHA256 = 5;
 /**
  * First transfer id of hosta's client database (`initdb -minimalSeq`, cli.md §4): far above the
  * server's epoch-millisecond ids (about 1.7e12), below 2^53 so that JSON readers keep it exact.
@@ -52,6 +51,8 @@ export interface Home {
 export interface HomeOptions {
   /** limit/runlimit of the server (transfers its scheduler runs at once). */
   runLimit: number;
+  /** limit/digest, in the original's numbering (config.md): 5 is SHA-256. */
+  digest: number;
 }
 
 export async function freePort(): Promise<number> {
@@ -106,7 +107,7 @@ function ssl(keyPem: string, trustPem: string): string {
 function limits(opts: HomeOptions): string {
   // delaycommand 100 ms: the shortest scheduler period the configuration allows.
   return `<limit><timeoutcon>30000</timeoutcon><delaycommand>100</delaycommand><delayretry>1000</delayretry><runlimit>${opts.runLimit}</runlimit>` +
-    `<digest>${DIGEST_SHA256}</digest><globaldigest>true</globaldigest><compression>false</compression></limit>`;
+    `<digest>${opts.digest}</digest><globaldigest>true</globaldigest><compression>false</compression></limit>`;
 }
 
 /** A command that initialises a database: `svc-r66<side> <args>` with the configuration of `home`. */

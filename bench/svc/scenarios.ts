@@ -13,7 +13,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, linkSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ScenarioName } from '../lib/args.js';
+import { DIGESTS, type ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, setAside, throughput, type ScenarioContext } from '../lib/scenario.js';
@@ -317,7 +317,7 @@ async function open(ctx: ScenarioContext): Promise<SvcSuite> {
     mkdirSync(profileDir, { recursive: true });
   }
   try {
-    const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency });
+    const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency, digest: DIGESTS.indexOf(ctx.opts.digest as (typeof DIGESTS)[number]) });
     for (const r of run) await runCli(r.side, r.home, r.args);
     const { fixtures, opts } = ctx;
     if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));

@@ -66,6 +66,16 @@ describe('bench targets', () => {
     expect(seqOnly.find((t) => t.name === 'rss-growth')).toMatchObject({ status: 'SKIP' });
   });
 
+  it('with another digest than SHA-256 the throughput targets are SKIP; the memory ones still count', () => {
+    const results = [result('raw-copy', 1000), result('large', 700), result('small-concurrent', 500, { rssGrowth: [{ role: 'host-b', firstBytes: 100, lastBytes: 130, window: 1000, growth: 0.3 }] })];
+    addRatios(results);
+    const targets = Object.fromEntries(evaluateTargets(results, 'MD5').map((t) => [t.name, t]));
+    expect(targets['large-ratio']).toMatchObject({ status: 'SKIP', reason: 'the hosts ran with --digest MD5; the targets assume SHA256' });
+    expect(targets['small-concurrent-rate']?.status).toBe('SKIP');
+    expect(targets['rss-growth']).toMatchObject({ status: 'MISS', measured: 0.3 });
+    expect(evaluateTargets(results, 'SHA256').find((t) => t.name === 'large-ratio')?.status).toBe('PASS');
+  });
+
   it('a skipped scenario skips its targets with its reason', () => {
     const results = [result('raw-copy', 1000), { ...result('large', 0), status: 'skipped' as const, reason: 'engine not ready' }];
     addRatios(results);
@@ -91,5 +101,20 @@ describe('bench --repeat', () => {
   it('a round that did not run makes the scenario not run', () => {
     const failed = { ...result('large', 0), status: 'failed' as const, reason: 'boom' };
     expect(combineRounds([[result('large', 1)], [failed]])[0]).toMatchObject({ status: 'failed', reason: 'boom' });
+  });
+});
+
+describe('bench --digest', () => {
+  it('takes a digest name of server.xml (any case, SHA-256 or SHA256) and refuses others', () => {
+    const digestOf = (...argv: string[]): string => {
+      const opts = parseArgs(argv, '/tmp');
+      if (opts === 'help') throw new Error('help');
+      return opts.digest;
+    };
+    expect(digestOf()).toBe('SHA256');
+    expect(digestOf('--digest', 'md5')).toBe('MD5');
+    expect(digestOf('--digest', 'SHA-512')).toBe('SHA512');
+    expect(() => digestOf('--digest', 'whirlpool')).toThrow(ArgsError);
+    expect(() => digestOf('--digest')).toThrow(/--digest expects one of CRC32, ADLER32, MD5/);
   });
 });
