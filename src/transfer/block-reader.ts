@@ -77,12 +77,8 @@ export class BlockReader {
     if (first === null || this.batch !== null) return;
     this.hashedAhead = first.then(
       (batch) => {
-        let left = batch.bytesRead;
-        for (const frame of batch.frames) {
-          if (left <= 0) break;
-          const length = Math.min(this.blockSize, left);
-          digest.update(frame.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + length));
-          left -= length;
+        for (let i = 0; i < batch.frames.length && this.blockLength(batch, i) > 0; i++) {
+          digest.update((batch.frames[i] as Buffer).subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + this.blockLength(batch, i)));
         }
         return { digest, bytes: batch.bytesRead };
       },
@@ -111,7 +107,7 @@ export class BlockReader {
     }
     const batch = this.batch as ReadBatch;
     const frame = batch.frames[this.index] as Buffer;
-    const bytesRead = Math.min(this.blockSize, batch.bytesRead - this.index * this.blockSize);
+    const bytesRead = this.blockLength(batch, this.index);
     this.index++;
     return { frame, bytesRead };
   }
@@ -126,6 +122,11 @@ export class BlockReader {
       await this.fh.close().catch(() => undefined);
     })();
     return this.closing;
+  }
+
+  /** Bytes of block `i` of `batch` (0 past the end of what was read). */
+  private blockLength(batch: ReadBatch, i: number): number {
+    return Math.max(0, Math.min(this.blockSize, batch.bytesRead - i * this.blockSize));
   }
 
   private async readBatch(at: number): Promise<ReadBatch> {

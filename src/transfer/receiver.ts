@@ -28,6 +28,17 @@ const MAX_REWINDS = 2;
 const HASH_BATCH_BYTES = 256 * 1024;
 
 /**
+ * The receiver's work file before the data phase: an earlier attempt's (`earlier`: the record's
+ * file) is reused or replaced by prepareWorkFile(); a first attempt's is created by
+ * startWorkFile(), while the row is written and the answer or the first blocks are on their way.
+ */
+export async function openWorkFile(s: TransferSession, earlier: boolean): Promise<void> {
+  s.file = earlier ? s.record.filename : null;
+  if (s.file === null) await startWorkFile(s);
+  else await prepareWorkFile(s);
+}
+
+/**
  * Creates (rank 0) or reopens (restart) the work file. On a restart the rank is lowered to what
  * the file really holds (§9.8). Fails here when the file cannot be created.
  */

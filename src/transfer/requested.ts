@@ -13,7 +13,7 @@ import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
-import { prepareWorkFile, runReceiver, startWorkFile } from './receiver.js';
+import { openWorkFile, runReceiver } from './receiver.js';
 import { compressionAgreed, restartRankOfReceiver } from './requester.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
@@ -120,11 +120,7 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
           if (session.size > 0) record.transferInfo = updateInfoMap(record.transferInfo, { ORIGINALSIZE: p.length });
           await session.preTasks();
           if (record.globalLastStep < TaskStep.POSTTASK) {
-            // An earlier attempt's work file is reused or replaced by prepareWorkFile(); a new
-            // transfer's is created while the row is written and the answer goes out.
-            session.file = record.rank > 0 || existing !== undefined ? record.filename : null;
-            if (session.file === null) await startWorkFile(session);
-            else await prepareWorkFile(session);
+            await openWorkFile(session, record.rank > 0 || existing !== undefined);
           }
         }
         session.limit = combineLimits(core.shaper.ownLimit(isSender), Number(p.limit));

@@ -19,7 +19,7 @@ import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
-import { prepareWorkFile, runReceiver, startWorkFile } from './receiver.js';
+import { openWorkFile, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
@@ -67,8 +67,6 @@ export interface FirstAttempt {
  * Runs one attempt of the transfer `record` (a RUNNER row of this host as requester). Never
  * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
  * caller whether the failure may be retried (connection impossible, partner overloaded).
- */
-/**
  * `decided`: called once this host, as the sender, has sent EndRequest: the outcome no longer
  * depends on the partner (its answer is only waited for, see runSender()). A caller running
  * transfers one after another (msend) starts the next one then.
@@ -210,11 +208,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       return await runSender(s);
     }
     if (r.globalLastStep < TaskStep.POSTTASK && s.through === null) {
-      // An earlier attempt's work file is reused or replaced by prepareWorkFile(); a first
-      // attempt's is created while the row is written and the first blocks arrive.
-      s.file = r.rank > 0 || !s.neverStartedBefore ? r.filename : null;
-      if (s.file === null) await startWorkFile(s);
-      else await prepareWorkFile(s);
+      await openWorkFile(s, r.rank > 0 || !s.neverStartedBefore);
       await s.row.saveAll();
     }
     return await runReceiver(s);

@@ -243,10 +243,6 @@ export class TransferSession {
     return { record: { ...this.record }, code, message, file: this.file };
   }
 
-  /**
-   * The error path (§9.7): tell the partner unless the error came from it, apply what stop and
-   * cancel mean to the rank and the work file, run the error tasks once, persist the error.
-   */
   /** Closes the work file's handle when the data loop did not take it (its creation may have failed). */
   async closeWorkHandle(): Promise<void> {
     const pending = this.workHandle;
@@ -254,6 +250,10 @@ export class TransferSession {
     await pending?.then((fh) => fh.close()).catch(() => undefined);
   }
 
+  /**
+   * The error path (§9.7): tell the partner unless the error came from it, apply what stop and
+   * cancel mean to the rank and the work file, run the error tasks once, persist the error.
+   */
   async fail(err: unknown): Promise<TransferOutcome> {
     await this.closeWorkHandle();
     const r66 = toR66Error(err);
