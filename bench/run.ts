@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ArgsError, parseArgs, selectScenarios, USAGE, type ScenarioName } from './lib/args.js';
 import { makeFixtures } from './lib/fixtures.js';
 import { describeMachine } from './lib/machine.js';
+import { settleDisk } from './lib/settle.js';
 import { addRatios, combineRounds, evaluateTargets, formatRun } from './lib/report.js';
 import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
 import type { BenchOptions, BenchRun, ScenarioResult } from './lib/types.js';
@@ -50,7 +51,8 @@ async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promis
       const results: ScenarioResult[] = [];
       for (const name of names) {
         const tag = ctx.opts.repeat > 1 ? `${name} (round ${round}/${ctx.opts.repeat})` : name;
-        log(`${tag}: running`);
+        const settled = settleDisk(ctx.workDir);
+        log(`${tag}: running${settled === null ? ' (the disk could not be synced first)' : settled >= 0.5 ? ` (disk synced first in ${settled.toFixed(1)} s)` : ''}`);
         const result = await runScenario(name, ctx, svc);
         log(`${tag}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
         results.push(result);
