@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { EnvSettingError } from '../config/env-flag.js';
 import { ConfigError, loadClientConfig, type ClientConfig } from '../config/index.js';
 import type { Host } from '../model/host.js';
 import { openClientNetwork } from '../net/network.js';
@@ -177,7 +178,7 @@ export async function guarded(io: Io, command: string, exits: CommandExits, body
       io.err(`svc-r66client ${command}: ${err.message}\nRun 'svc-r66client help' for the usage.\n`);
       return exits.badSetup;
     }
-    if (err instanceof ClientSetupError) {
+    if (err instanceof ClientSetupError || err instanceof EnvSettingError) {
       io.err(`svc-r66client ${command}: ${err.message}\n`);
       return exits.badSetup;
     }

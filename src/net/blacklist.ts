@@ -3,6 +3,7 @@
  * the original bans the peer IP for 5 x timeoutcon (150 s by default) and, while banned, closes
  * every new connection from it at once without sending anything.
  */
+import { envFlag } from '../config/env-flag.js';
 
 /** Settings of the ban; `enabled` false when this host is proxified (config.md §11). */
 export interface BlacklistOptions {
@@ -26,11 +27,7 @@ export class BlacklistSettingError extends Error {
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const v = env[name]?.trim();
-  if (v === undefined || v === '') return undefined;
-  if (/^(1|true|yes|on)$/i.test(v)) return true;
-  if (/^(0|false|no|off)$/i.test(v)) return false;
-  throw new BlacklistSettingError(`${name} must be 1 or 0 (true or false), not ${JSON.stringify(v)}`);
+  return envFlag(env, name, (message) => new BlacklistSettingError(message));
 }
 
 /** `SVC_R66_ISHOSTPROXYFIED` (like `-Dopenr66.ishostproxyfied`), else `fallback`. */

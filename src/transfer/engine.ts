@@ -14,6 +14,7 @@ import { R66Error } from '../net/errors.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
 import { forwardRestart, transferControlHandlers } from './control.js';
+import { directWritesFrom } from './direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { removeQuietly, ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';
@@ -56,6 +57,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       ownerId: this.ownerId,
       nextTransferId: () => opts.store.nextTransferId(),
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
+      directWrites: opts.directWrites ?? directWritesFrom(process.env),
       hooksFor: (record) => this.hooksFor(record),
       running: new Map<string, RunningTransfer>(),
       refusesRequests: () => this.closed || this.blocked || (opts.limits.connLimit > 0 && this.core.running.size >= opts.limits.connLimit),

@@ -15,6 +15,7 @@ import {
   createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
 } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
+import { DirectWriter, wantsDirectWrites } from './direct-writer.js';
 import { RankCheckpoints } from './persistence.js';
 import { createWorkFile, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
@@ -129,6 +130,9 @@ async function receiveData(s: TransferSession): Promise<void> {
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
+  // A large new work file is written around the page cache (direct-writer.ts); `fh` still syncs,
+  // truncates and closes it.
+  const direct = sink === null && s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize) ? await DirectWriter.open(s.file as string) : null;
   let closed = false;
   let writes: WriteWindow | undefined;
   // The sync and close started as soon as the announced size is on its way to disk (see below):
@@ -150,7 +154,7 @@ async function receiveData(s: TransferSession): Promise<void> {
     const globalAlgo = globalDigestFor(s);
     const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
     // Positional writes are independent: a few stay in flight while the next packets are read.
-    writes = new WriteWindow(fh);
+    writes = new WriteWindow(fh, direct);
     const window = writes;
     // A checkpoint runs beside the data loop: the rank of the blocks queued when it is taken is
     // saved once they are written and synced, so a saved rank never points past data that is not
@@ -233,8 +237,9 @@ async function receiveData(s: TransferSession): Promise<void> {
         // The whole announced size is written (or being written) to a file of this attempt: its sync
         // and close run now, while the last blocks are hashed and the sender sends EndTransfer.
         if (fresh && s.size > 0 && highest >= s.size) {
-          synced = Promise.all([window.drain(), checkpoint]).then(() => fh.datasync());
-          finishing = synced.then(() => fh.close());
+          const end = highest;
+          synced = Promise.all([window.drain(), checkpoint]).then(() => trimPadding(fh, direct, end)).then(() => fh.datasync());
+          finishing = synced.then(() => Promise.all([fh.close(), direct?.close()])).then(() => undefined);
           finishing.catch(() => undefined);
           closed = true;
         }
@@ -255,6 +260,8 @@ async function receiveData(s: TransferSession): Promise<void> {
           length = highest;
         } else {
           await window.drain();
+          await trimPadding(fh, direct, highest);
+          await direct?.close();
           // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
           await fh.datasync();
           // The size: what this loop wrote to a file of its own, else from this handle (a reopened
@@ -295,6 +302,10 @@ async function receiveData(s: TransferSession): Promise<void> {
     // checkpoint still running: settled before the handle is closed.
     await finishing?.catch(() => undefined);
     await checkpoint;
+    if (direct !== null) {
+      await writes?.drain().catch(() => undefined);
+      await direct.close();
+    }
     if (!closed) {
       await writes?.drain().catch(() => undefined);
       // A through sink is destroyed, not ended: the application must not take a part for the whole.
@@ -410,7 +421,11 @@ class WriteWindow {
   /** The data loop, waiting for room in the queue. */
   private roomWaiters: Array<() => void> = [];
 
-  constructor(private readonly fh: FileHandle) {}
+  constructor(
+    private readonly fh: FileHandle,
+    /** Writes around the page cache while it can (see direct-writer.ts); `fh` writes otherwise. */
+    private readonly direct: DirectWriter | null = null,
+  ) {}
 
   async write(data: Buffer, position: number): Promise<void> {
     if (this.failure) throw this.failure;
@@ -453,7 +468,10 @@ class WriteWindow {
         const bytes = run.reduce((n, b) => n + b.data.length, 0);
         this.queuedBytes -= bytes;
         for (const resolve of this.roomWaiters.splice(0)) resolve();
-        await writeRun(this.fh, run.map((b) => b.data), (run[0] as { position: number }).position, bytes);
+        const buffers = run.map((b) => b.data);
+        const position = (run[0] as { position: number }).position;
+        const wroteDirect = this.direct !== null && this.direct.usable && (await this.direct.write(buffers, position, bytes));
+        if (!wroteDirect) await writeRun(this.fh, buffers, position, bytes);
         this.writtenCount += run.length;
         const reached = this.waiters.filter((w) => w.count <= this.writtenCount);
         this.waiters = this.waiters.filter((w) => w.count > this.writtenCount);
@@ -467,6 +485,11 @@ class WriteWindow {
       if (this.failure) for (const w of this.waiters.splice(0)) w.reject(this.failure);
     }
   }
+}
+
+/** Cuts the zeros a padded direct write left after the data's end (`end`) before the file is synced. */
+async function trimPadding(fh: FileHandle, direct: DirectWriter | null, end: number): Promise<void> {
+  if (direct?.padded) await fh.truncate(end);
 }
 
 /** Removes and returns the longest run at the head of `queue` whose blocks follow each other on disk. */

@@ -3,10 +3,11 @@
  * own SQLite database, a partner table knowing every host, a listener on port 0, a connection
  * pool, the task registry and a TransferEngine. Rules are added to each host's database.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import type { DirectoryConfig, LimitConfig } from '../../src/config/index.js';
 import { Digest, type DigestAlgorithm } from '../../src/model/digest.js';
 import type { Host } from '../../src/model/host.js';
@@ -152,6 +153,27 @@ export async function makeHostPair(optsA: HostOptions = {}, optsB: HostOptions =
     await closeHosts(a, b);
     throw err;
   }
+}
+
+/**
+ * hosta and hostb hashing with SHA-256, with the rules `send`, `recv` and `smd5` (send with block
+ * digests), made before the enclosing describe block's tests and closed after them.
+ */
+export function sha256PairForBlock(): { readonly a: TestHost; readonly b: TestHost } {
+  const pair = {} as { a: TestHost; b: TestHost };
+  beforeAll(async () => {
+    Object.assign(pair, await makeHostPair({ digest: Digest.SHA256 }, { digest: Digest.SHA256 }));
+    await addRules([pair.a, pair.b], rule('send', TransferMode.SENDMODE), rule('recv', TransferMode.RECVMODE), rule('smd5', TransferMode.SENDMD5MODE));
+  });
+  afterAll(() => closeHosts(pair.a, pair.b));
+  return pair;
+}
+
+/** The content of the file received as `name` in `dir` (the receiver may prefix the transfer id). */
+export async function receivedContent(dir: string, name: string): Promise<Buffer> {
+  const got = (await readdir(dir)).find((f) => f === name || f.endsWith(`_${name}`));
+  if (got === undefined) throw new Error(`${name} not received in ${dir}`);
+  return readFile(path.join(dir, got));
 }
 
 /** Closes hosts one after the other; those a failed set-up never made (undefined) are skipped. */

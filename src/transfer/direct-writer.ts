@@ -1,0 +1,171 @@
+/**
+ * Writes of a large received file that bypass the page cache (O_DIRECT, decision 0019).
+ *
+ * A buffered write copies every byte into the page cache, and the kernel writes it back later: on
+ * our 2-core bench machine that copy was 30% of the receiving host's CPU in a 1 GiB transfer
+ * (`copy_folio_from_iter_atomic` in the thread pool, docs/performance.md "Seventh pass"), and a
+ * large file evicted everything else from the cache. With O_DIRECT the device reads the data from
+ * our buffer: `dd` wrote 1 GiB here in 0.67 s with 1 MiB direct writes against 2.0 s buffered.
+ *
+ * O_DIRECT wants the buffer's address, the file offset and the length aligned to the device's
+ * logical block. Socket buffers are not aligned, so each run of blocks is copied into an aligned
+ * staging buffer (see `arena`), one copy in user space instead of the kernel's copy and its page
+ * accounting. Offsets are aligned when the
+ * block size is a multiple of ALIGN; the last short run is padded with zeros to ALIGN and the file
+ * truncated to its real end before the final sync (`realEnd()`).
+ *
+ * Used only where it pays and is safe: a new work file (not a resumed one), announced size of at
+ * least DIRECT_MIN_BYTES, a block size multiple of ALIGN. A file system that refuses O_DIRECT
+ * (tmpfs, some network file systems) fails the open or the first write with EINVAL: the writer then
+ * reports itself unusable and the caller writes buffered, as before, with nothing lost. So does a
+ * transfer that finds every staging buffer in use.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { envFlag } from '../config/env-flag.js';
+
+/** Alignment of offsets, lengths and buffers: 4096 covers 512- and 4096-byte logical blocks. */
+export const DIRECT_ALIGN = 4096;
+/** Smallest announced size written with O_DIRECT: below it a direct write's latency costs more than the copy. */
+export const DIRECT_MIN_BYTES = 16 << 20;
+/** Size of one staging buffer: the write window's largest run (receiver.ts WRITE_BATCH_BYTES). */
+const STAGING_BYTES = 1 << 20;
+/**
+ * Staging buffers in the arena: as many large files received at once with direct writes; more wait
+ * for none and are written buffered. Untouched slots cost no memory (the arena is zero pages until
+ * written), a used one 1 MiB that stays resident.
+ */
+const STAGING_SLOTS = 32;
+const WASM_PAGE = 65536;
+
+// The one WebAssembly API used here (the compiler's libraries do not declare it; Node has it).
+declare const WebAssembly: { Memory: new (descriptor: { initial: number; maximum?: number }) => { buffer: ArrayBuffer } };
+
+/**
+ * One WebAssembly memory holds every staging buffer: its backing store starts on a page boundary,
+ * so each 1 MiB slot is aligned. One memory, not one per buffer: V8 reserves about 10 GiB of
+ * address space (not memory) around each WebAssembly memory. It never grows (growing would detach
+ * the buffers in use). Made on first use; null when it cannot be made (an address-space limit):
+ * every file is then written buffered.
+ */
+let arena: { memory: Buffer; free: number[] } | null | undefined;
+
+function takeStaging(): Buffer | null {
+  if (arena === undefined) {
+    try {
+      const pages = (STAGING_BYTES / WASM_PAGE) * STAGING_SLOTS;
+      const memory = Buffer.from(new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer);
+      arena = { memory, free: Array.from({ length: STAGING_SLOTS }, (_, i) => STAGING_SLOTS - 1 - i) };
+    } catch {
+      arena = null;
+    }
+  }
+  const slot = arena?.free.pop();
+  if (arena == null || slot === undefined) return null;
+  return arena.memory.subarray(slot * STAGING_BYTES, (slot + 1) * STAGING_BYTES);
+}
+
+function giveStaging(buffer: Buffer): void {
+  if (arena == null) return;
+  arena.free.push((buffer.byteOffset - arena.memory.byteOffset) / STAGING_BYTES);
+}
+
+/** Runs and bytes this process wrote around the page cache, and direct writes the file system refused. */
+export const directWriteCounters = { runs: 0, bytes: 0, refused: 0 };
+
+/**
+ * `SVC_R66_DIRECT_WRITES`: 1 (the default) writes large received files around the page cache, 0
+ * always through it, as the original does. A value that is neither stops the start (EnvSettingError).
+ */
+export function directWritesFrom(env: NodeJS.ProcessEnv): boolean {
+  return envFlag(env, 'SVC_R66_DIRECT_WRITES') ?? true;
+}
+
+/** Whether a received file qualifies for direct writes (see the module comment). */
+export function wantsDirectWrites(fresh: boolean, size: number, blockSize: number): boolean {
+  return fresh && size >= DIRECT_MIN_BYTES && blockSize > 0 && blockSize % DIRECT_ALIGN === 0;
+}
+
+export class DirectWriter {
+  private staging: Buffer | null;
+  private failed = false;
+  /** End of the data written (without padding), and of the file (with it). */
+  private dataEnd = 0;
+  private fileEnd = 0;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    staging: Buffer,
+  ) {
+    this.staging = staging;
+  }
+
+  /**
+   * A second handle on `file` opened with O_DIRECT and a staging buffer, or null when the file
+   * system refuses O_DIRECT or every staging buffer is in use.
+   */
+  static async open(file: string): Promise<DirectWriter | null> {
+    const staging = takeStaging();
+    if (staging === null) return null;
+    try {
+      return new DirectWriter(await open(file, fsConstants.O_WRONLY | fsConstants.O_DIRECT), staging);
+    } catch {
+      giveStaging(staging);
+      return null;
+    }
+  }
+
+  /** False once a direct write was refused: the caller writes buffered from then on. */
+  get usable(): boolean {
+    return !this.failed && this.staging !== null;
+  }
+
+  /**
+   * Writes `buffers` (`total` bytes) at `position`; false, with nothing written, when this run
+   * cannot go direct (unaligned position, or the file system refused): the caller writes it.
+   */
+  async write(buffers: Buffer[], position: number, total: number): Promise<boolean> {
+    const staging = this.staging;
+    if (this.failed || staging === null || position % DIRECT_ALIGN !== 0 || total > staging.length) return false;
+    let at = 0;
+    for (const b of buffers) {
+      b.copy(staging, at);
+      at += b.length;
+    }
+    const padded = Math.ceil(total / DIRECT_ALIGN) * DIRECT_ALIGN;
+    if (padded > total) staging.fill(0, total, padded);
+    try {
+      let done = 0;
+      while (done < padded) {
+        const { bytesWritten } = await this.handle.write(staging, done, padded - done, position + done);
+        if (bytesWritten <= 0 || bytesWritten % DIRECT_ALIGN !== 0) throw new Error('short direct write');
+        done += bytesWritten;
+      }
+    } catch {
+      // EINVAL: the file system or device does not take this write directly; anything else (a full
+      // disk...) is the write's real failure, which the buffered write that follows reports.
+      this.failed = true;
+      directWriteCounters.refused++;
+      return false;
+    }
+    directWriteCounters.runs++;
+    directWriteCounters.bytes += total;
+    this.dataEnd = Math.max(this.dataEnd, position + total);
+    this.fileEnd = Math.max(this.fileEnd, position + padded);
+    return true;
+  }
+
+  /** True when a short last run was padded: the file must be truncated to the data's end before its sync. */
+  get padded(): boolean {
+    return this.fileEnd > this.dataEnd;
+  }
+
+  /** Closes the direct handle (once; later calls do nothing). No write may be in flight. */
+  async close(): Promise<void> {
+    const staging = this.staging;
+    if (staging === null) return;
+    this.staging = null;
+    giveStaging(staging);
+    await this.handle.close().catch(() => undefined);
+  }
+}
