@@ -10,9 +10,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { DirectoryConfig, LimitConfig } from '../../src/config/index.js';
 import { Digest, type DigestAlgorithm } from '../../src/model/digest.js';
+import { ErrorCode } from '../../src/model/error-code.js';
 import type { Host } from '../../src/model/host.js';
 import { TransferMode, type Rule } from '../../src/model/rule.js';
-import type { TransferKey, TransferRecord } from '../../src/model/transfer.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
 import { Blacklist } from '../../src/net/blacklist.js';
 import type { NetContext } from '../../src/net/context.js';
 import { RequestHandlers } from '../../src/net/handlers.js';
@@ -22,6 +23,7 @@ import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../../src/tasks/index.js';
 import { TransferEngine, TransferScheduler } from '../../src/transfer/index.js';
+import { waitFor } from './wait.js';
 
 export const silent = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
 
@@ -174,6 +176,29 @@ export async function receivedContent(dir: string, name: string): Promise<Buffer
   const got = (await readdir(dir)).find((f) => f === name || f.endsWith(`_${name}`));
   if (got === undefined) throw new Error(`${name} not received in ${dir}`);
   return readFile(path.join(dir, got));
+}
+
+/**
+ * Restarts the stopped transfer `ref` of requester `a` and runs a scheduler until its row is DONE.
+ * Returns that row and where each progress report of the resumed attempt said it started (bytes):
+ * the first above 0 means it resumed from a kept rank.
+ */
+export async function resumeWithScheduler(a: TestHost, ref: { specialId: bigint; requester: string; requested: string }): Promise<{ done: TransferRecord; resumedFrom: number[] }> {
+  const restarted = await a.engine.restart(ref);
+  if (restarted.code !== ErrorCode.PreProcessingOk) throw new Error(`restart refused: ${restarted.code.char}`);
+  const resumedFrom: number[] = [];
+  a.engine.on('progress', (p) => resumedFrom.push(p.rank * p.blockSize - p.bytes));
+  const scheduler = new TransferScheduler({ engine: a.engine, runner: a.store.runner, ownIds: [a.id], ownerId: a.id, periodMs: 50, runLimit: 10, retryDelayMs: 1000, logger: silent });
+  await scheduler.start();
+  try {
+    const done = await waitFor(async () => {
+      const r = await a.row(ref);
+      return r?.updatedInfo === UpdatedInfo.DONE ? r : undefined;
+    });
+    return { done, resumedFrom };
+  } finally {
+    await scheduler.stop();
+  }
 }
 
 /** Closes hosts one after the other; those a failed set-up never made (undefined) are skipped. */

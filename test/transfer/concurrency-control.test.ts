@@ -7,7 +7,7 @@ import { TransferMode } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferScheduler } from '../../src/transfer/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { addRules, closeHosts, makeHostPair, patternBytes, rule, silent, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, resumeWithScheduler, rule, silent, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -65,24 +65,12 @@ describe('many transfers, controls, scheduler, bandwidth', () => {
     expect(workFiles).toHaveLength(1);
     // Restart: the row goes back to the scheduler, which resumes from the rank.
     a.engine.bandwidth.set({ writeGlobal: 0 });
-    expect(await a.engine.restart(ref)).toMatchObject({ code: ErrorCode.PreProcessingOk });
-    const resumedFrom: number[] = [];
-    a.engine.on('progress', (p) => resumedFrom.push(p.rank * p.blockSize - p.bytes));
-    const scheduler = new TransferScheduler({ engine: a.engine, runner: a.store.runner, ownIds: ['hosta'], ownerId: 'hosta', periodMs: 50, runLimit: 10, retryDelayMs: 1000, logger: silent });
-    await scheduler.start();
-    try {
-      const done = await waitFor(async () => {
-        const r = await a.row(ref);
-        return r?.updatedInfo === UpdatedInfo.DONE ? r : undefined;
-      });
-      expect(done.infoStatus).toBe(ErrorCode.CompleteOk);
-      expect(sha(await readFile(path.join(b.dirs.in, 'big.bin')))).toBe(sha(content));
-      // Not resent from the start: the resumed session began at a rank above 0.
-      expect(resumedFrom[0]).toBeGreaterThan(0);
-      expect(await b.engine.restart(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
-    } finally {
-      await scheduler.stop();
-    }
+    const { done, resumedFrom } = await resumeWithScheduler(a, ref);
+    expect(done.infoStatus).toBe(ErrorCode.CompleteOk);
+    expect(sha(await readFile(path.join(b.dirs.in, 'big.bin')))).toBe(sha(content));
+    // Not resent from the start: the resumed session began at a rank above 0.
+    expect(resumedFrom[0]).toBeGreaterThan(0);
+    expect(await b.engine.restart(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
   });
 
   it('cancel from the partner (Valid order) ends with K, rank 0 and no work file', async () => {

@@ -13,9 +13,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
+import { UpdatedInfo } from '../../src/model/transfer.js';
 import { EnvSettingError } from '../../src/config/env-flag.js';
 import { DIRECT_MIN_BYTES, DirectWriter, directWriteCounters, directWritesFrom, wantsDirectWrites } from '../../src/transfer/direct-writer.js';
-import { addRules, closeHosts, makeHostPair, patternBytes, receivedContent, rule, sha256PairForBlock, type TestHost } from './harness.js';
+import { waitFor } from '../helpers/wait.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, receivedContent, resumeWithScheduler, rule, sha256PairForBlock, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const MiB = 1 << 20;
@@ -141,5 +143,39 @@ describe('SVC_R66_DIRECT_WRITES=0', () => {
     expect(out.code).toBe(ErrorCode.CompleteOk);
     expect(directWriteCounters.bytes).toBe(before);
     expect(sha(await receivedContent(b.dirs.in, 'off.bin'))).toBe(sha(content));
+  });
+});
+
+describe('a large file received with direct writes, stopped, then resumed', () => {
+  let a: TestHost;
+  let b: TestHost;
+
+  beforeAll(async () => {
+    ({ a, b } = await makeHostPair());
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
+  });
+  afterAll(() => closeHosts(a, b));
+
+  it('is whole after the restart, which resumes from the rank kept', async () => {
+    const size = DIRECT_MIN_BYTES + 3 * 65536 + 1234;
+    const content = patternBytes(size, 11);
+    await writeFile(path.join(a.dirs.out, 'resumed.bin'), content);
+    const before = directWriteCounters.bytes;
+    a.engine.bandwidth.set({ writeGlobal: 8_000_000 });
+    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'resumed.bin' });
+    const started = await waitFor(async () => (await b.store.runner.list()).find((r) => r.rank > 40));
+    const ref = { specialId: started.specialId, requester: 'hosta', requested: 'hostb' };
+    expect(await a.engine.stop(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
+    expect((await pending).code).toBe(ErrorCode.StoppedTransfer);
+    await waitFor(async () => (await b.row(ref))?.updatedInfo === UpdatedInfo.INERROR);
+    if (takesDirect(b.dirs.work)) expect(directWriteCounters.bytes).toBeGreaterThan(before);
+    // The resumed attempt reopens the work file (not a new one): written through the page cache.
+    a.engine.bandwidth.set({ writeGlobal: 0 });
+    const { done, resumedFrom } = await resumeWithScheduler(a, ref);
+    expect(done.infoStatus).toBe(ErrorCode.CompleteOk);
+    const got = await receivedContent(b.dirs.in, 'resumed.bin');
+    expect(got.length).toBe(size);
+    expect(sha(got)).toBe(sha(content));
+    expect(resumedFrom[0]).toBeGreaterThan(0);
   });
 });
