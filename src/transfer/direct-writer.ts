@@ -143,8 +143,10 @@ export class DirectWriter {
       }
     } catch {
       // EINVAL: the file system or device does not take this write directly; anything else (a full
-      // disk...) is the write's real failure, which the buffered write that follows reports.
+      // disk...) is the write's real failure, which the buffered write that follows reports. Part of
+      // the padding may have reached the file: it is cut like any padding (see padded).
       this.failed = true;
+      this.fileEnd = Math.max(this.fileEnd, position + padded);
       directWriteCounters.refused++;
       return false;
     }
@@ -155,7 +157,10 @@ export class DirectWriter {
     return true;
   }
 
-  /** True when a short last run was padded: the file must be truncated to the data's end before its sync. */
+  /**
+   * True when the file may extend past the data (a short last run was padded, or a failed direct
+   * write may have left part of its padding): it must be truncated to the data's end before its sync.
+   */
   get padded(): boolean {
     return this.fileEnd > this.dataEnd;
   }
