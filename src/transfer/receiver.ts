@@ -111,10 +111,6 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
     }
     const end = await awaitAnswer(s, 'EndRequest');
     if (end.kind !== 'endRequest' || end.way !== 0) throw unexpected(end, 'EndRequest');
-    // A requester running files one after another sends its next Request right behind EndRequest
-    // (they usually come in one read): that Request is handled first, its row and this ALLDONE are
-    // committed together, and both answers leave in one write.
-    await new Promise((resolve) => setImmediate(resolve));
     const outcome = await s.complete();
     await s.channel.send({ kind: 'endRequest', code: end.code, way: 1, info: '' }).catch(() => undefined);
     return outcome;
