@@ -52,7 +52,10 @@ async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promis
       for (const name of names) {
         const tag = ctx.opts.repeat > 1 ? `${name} (round ${round}/${ctx.opts.repeat})` : name;
         const settled = settleDisk(ctx.workDir);
-        log(`${tag}: running${settled === null ? ' (the disk could not be synced first)' : settled >= 0.5 ? ` (disk synced first in ${settled.toFixed(1)} s)` : ''}`);
+        let note = '';
+        if (settled === null) note = ' (the disk could not be synced first)';
+        else if (settled >= 0.5) note = ` (disk synced first in ${settled.toFixed(1)} s)`;
+        log(`${tag}: running${note}`);
         const result = await runScenario(name, ctx, svc);
         log(`${tag}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
         results.push(result);

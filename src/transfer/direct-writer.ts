@@ -10,15 +10,14 @@
  * O_DIRECT wants the buffer's address, the file offset and the length aligned to the device's
  * logical block. Socket buffers are not aligned, so each run of blocks is copied into an aligned
  * staging buffer (see `arena`), one copy in user space instead of the kernel's copy and its page
- * accounting. Offsets are aligned when the
- * block size is a multiple of ALIGN; the last short run is padded with zeros to ALIGN and the file
- * truncated to its real end before the final sync (`realEnd()`).
+ * accounting. Offsets are aligned when the block size is a multiple of DIRECT_ALIGN; the last short
+ * run is padded with zeros and the file truncated to its real end before the final sync (`padded`).
  *
  * Used only where it pays and is safe: a new work file (not a resumed one), announced size of at
- * least DIRECT_MIN_BYTES, a block size multiple of ALIGN. A file system that refuses O_DIRECT
+ * least DIRECT_MIN_BYTES, a block size multiple of DIRECT_ALIGN. A file system that refuses O_DIRECT
  * (tmpfs, some network file systems) fails the open or the first write with EINVAL: the writer then
- * reports itself unusable and the caller writes buffered, as before, with nothing lost. So does a
- * transfer that finds every staging buffer in use.
+ * declines every later run and the caller writes buffered, as before, with nothing lost. A transfer
+ * that finds every staging buffer in use gets no writer at all.
  */
 import { constants as fsConstants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -70,8 +69,8 @@ function giveStaging(buffer: Buffer): void {
   arena.free.push((buffer.byteOffset - arena.memory.byteOffset) / STAGING_BYTES);
 }
 
-/** Runs and bytes this process wrote around the page cache, and direct writes the file system refused. */
-export const directWriteCounters = { runs: 0, bytes: 0, refused: 0 };
+/** Bytes this process wrote around the page cache (what tells a test, or a profile, that it happened). */
+export const directWriteCounters = { bytes: 0 };
 
 /**
  * `SVC_R66_DIRECT_WRITES`: 1 (the default) writes large received files around the page cache, 0
@@ -115,14 +114,9 @@ export class DirectWriter {
     }
   }
 
-  /** False once a direct write was refused: the caller writes buffered from then on. */
-  get usable(): boolean {
-    return !this.failed && this.staging !== null;
-  }
-
   /**
-   * Writes `buffers` (`total` bytes) at `position`; false, with nothing written, when this run
-   * cannot go direct (unaligned position, or the file system refused): the caller writes it.
+   * Writes `buffers` (`total` bytes) at `position`; false when this run does not go direct (an
+   * unaligned position, a refusal now or earlier, the writer closed): the caller then writes it.
    */
   async write(buffers: Buffer[], position: number, total: number): Promise<boolean> {
     const staging = this.staging;
@@ -147,10 +141,8 @@ export class DirectWriter {
       // the padding may have reached the file: it is cut like any padding (see padded).
       this.failed = true;
       this.fileEnd = Math.max(this.fileEnd, position + padded);
-      directWriteCounters.refused++;
       return false;
     }
-    directWriteCounters.runs++;
     directWriteCounters.bytes += total;
     this.dataEnd = Math.max(this.dataEnd, position + total);
     this.fileEnd = Math.max(this.fileEnd, position + padded);

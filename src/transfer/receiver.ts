@@ -302,16 +302,14 @@ async function receiveData(s: TransferSession): Promise<void> {
     // checkpoint still running: settled before the handle is closed.
     await finishing?.catch(() => undefined);
     await checkpoint;
-    if (direct !== null) {
-      await writes?.drain().catch(() => undefined);
-      await direct.close();
-    }
     if (!closed) {
       await writes?.drain().catch(() => undefined);
       // A through sink is destroyed, not ended: the application must not take a part for the whole.
       if (sink) sink.abort(new Error('the transfer ended in error before all its data arrived'));
       else await fh.close().catch(() => undefined);
     }
+    // No write is in flight any more (drained above or before the close): its staging buffer goes back.
+    await direct?.close();
   }
 }
 
@@ -470,7 +468,7 @@ class WriteWindow {
         for (const resolve of this.roomWaiters.splice(0)) resolve();
         const buffers = run.map((b) => b.data);
         const position = (run[0] as { position: number }).position;
-        const wroteDirect = this.direct !== null && this.direct.usable && (await this.direct.write(buffers, position, bytes));
+        const wroteDirect = this.direct !== null && (await this.direct.write(buffers, position, bytes));
         if (!wroteDirect) await writeRun(this.fh, buffers, position, bytes);
         this.writtenCount += run.length;
         const reached = this.waiters.filter((w) => w.count <= this.writtenCount);
