@@ -47,6 +47,9 @@ const PAGES = [
   ['IBM01148', 'IBM1148', '1148 ccsid01148 cp01148 cp1148 ebcdic-international-500+euro ibm-1148 ibm1148'],
   ['IBM01149', 'IBM1149', '1149 ccsid01149 cp01149 cp1149 ebcdic-s-871+euro ibm-1149 ibm1149'],
   ['x-IBM1025', 'IBM1025', '1025 cp1025 ibm-1025 ibm1025'],
+  ['IBM870', 'IBM870', '870 cp870 csibm870 ebcdic-cp-roece ebcdic-cp-yu ibm-870 ibm870'],
+  ['IBM1026', 'IBM1026', '1026 cp1026 ibm-1026 ibm1026'],
+  ['x-IBM875', 'IBM875', '875 cp875 ibm-875 ibm875'],
 ].map(([name, glibc, aliases]) => ({ name, glibc, aliases: aliases.split(' ') }));
 
 /**
@@ -61,6 +64,9 @@ const JAVA_FIXES = {
   IBM278: { 0x71: 0x005c, 0xe0: 0x00c9 },
   IBM285: { 0xa1: 0x00af },
   IBM871: { 0x4a: 0x00de, 0xc0: 0x00fe },
+  IBM870: { 0xb0: 0x02d9 },
+  IBM1026: { 0x9d: 0x00b8, 0xbc: 0x00af },
+  IBM875: { 0x6a: 0x007c, 0x74: 0x00a0, 0xdd: 0x0387 },
 };
 /** Java encodes U+0085 to NL (0x15), which it decodes to U+000A: a one-way mapping. */
 const ENCODE_ONLY = (name) => (name === 'IBM1047' ? [] : [[0x0085, 0x15]]);
