@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * Generates src/tasks/ebcdic-tables.ts: the single-byte EBCDIC code pages of TRANSCODE
- * (tasks.md "TRANSCODE"), which iconv-lite does not have.
+ * Generates src/tasks/ebcdic-tables.ts and src/tasks/ebcdic-dbcs-tables.ts: the EBCDIC code pages
+ * of TRANSCODE (tasks.md "TRANSCODE"), single-byte and mixed single/double-byte, which iconv-lite
+ * does not have.
  *
- *   node scripts/gen-ebcdic-tables.mjs      writes src/tasks/ebcdic-tables.ts (needs `java` 11+)
+ *   node scripts/gen-ebcdic-tables.mjs      writes both files (needs `java` 11+)
  *
  * The original is a Java program and TRANSCODE uses Java's charsets, so the tables are read from
  * the JVM itself: a small Java program (below) decodes the bytes 0x00..0xFF of each page and
@@ -22,10 +23,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { deflateRawSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'tasks', 'ebcdic-tables.ts');
+const TASKS = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'tasks');
+const OUT = join(TASKS, 'ebcdic-tables.ts');
+const OUT_DBCS = join(TASKS, 'ebcdic-dbcs-tables.ts');
 
 /**
  * Java's canonical names of the single-byte EBCDIC pages, in the order written (a page is written
@@ -145,4 +149,143 @@ ${entries.join('\n')}
   console.log(`wrote ${OUT}: ${done.length} pages, from ${pages[0].jvm}`);
 }
 
+/**
+ * The mixed pages: single bytes, and after SO (0x0E) pairs of bytes until SI (0x0F); Java's names.
+ * x-IBM930/x-IBM939 Japanese, x-IBM933/x-IBM1364 Korean, x-IBM935 Simplified and x-IBM937
+ * Traditional Chinese.
+ */
+const DBCS_PAGES = ['x-IBM930', 'x-IBM939', 'x-IBM933', 'x-IBM935', 'x-IBM937', 'x-IBM1364'];
+
+/** Both bytes of a pair lie in 0x40..0xFE; the dump checks that no other pair decodes. */
+const PAIR_LOW = 0x40;
+const PAIR_HIGH = 0xfe;
+
+const JAVA_DBCS_DUMP = `
+import java.nio.charset.*;
+import java.util.TreeSet;
+public class DumpDbcs {
+  static String decode(Charset cs, int... b) {
+    byte[] bytes = new byte[b.length];
+    for (int i = 0; i < b.length; i++) bytes[i] = (byte) b[i];
+    String s = new String(bytes, cs);
+    return s.length() == 1 ? String.format("%04x", (int) s.charAt(0)) : "fffd";
+  }
+  public static void main(String[] names) {
+    for (String n : names) {
+      Charset cs = Charset.forName(n);
+      CharsetEncoder enc = cs.newEncoder();
+      StringBuilder sb = new StringBuilder(), db = new StringBuilder(), out = new StringBuilder(), stray = new StringBuilder();
+      for (int b = 0; b < 256; b++) sb.append(b == 0x0e || b == 0x0f ? "fffd" : decode(cs, b));
+      for (int b1 = 0; b1 < 256; b1++) {
+        if (b1 == 0x0e || b1 == 0x0f) continue;
+        for (int b2 = 0; b2 < 256; b2++) {
+          String u = decode(cs, 0x0e, b1, b2, 0x0f);
+          boolean inside = b1 >= ${PAIR_LOW} && b1 <= ${PAIR_HIGH} && b2 >= ${PAIR_LOW} && b2 <= ${PAIR_HIGH};
+          if (inside) db.append(u);
+          else if (!u.equals("fffd")) stray.append(String.format("%02x%02x ", b1, b2));
+        }
+      }
+      for (int c = 0; c < 0x10000; c++) {
+        if (c >= 0xd800 && c <= 0xdfff) { out.append("----"); continue; }
+        if (!enc.canEncode((char) c)) { out.append("----"); continue; }
+        byte[] b = String.valueOf((char) c).getBytes(cs);
+        if (b.length == 1) out.append(String.format("00%02x", b[0] & 0xff));
+        else if (b.length == 4 && b[0] == 0x0e && b[3] == 0x0f) out.append(String.format("%02x%02x", b[1] & 0xff, b[2] & 0xff));
+        else throw new IllegalStateException(n + ": U+" + Integer.toHexString(c) + " encodes to " + b.length + " bytes");
+      }
+      String aliases = String.join(" ", new TreeSet<>(cs.aliases())).toLowerCase();
+      byte[] r = enc.replacement();
+      System.out.println(n + "\\t" + cs.name() + "\\t" + aliases + "\\t" + String.format("%02x", r[0] & 0xff) + r.length + "\\t" + stray + "\\t" + sb + "\\t" + db + "\\t" + out);
+    }
+  }
+}
+`;
+
+/** The mixed pages as the JVM has them. */
+function readJavaDbcs() {
+  const dir = mkdtempSync(join(tmpdir(), 'ebcdic-gen-'));
+  try {
+    writeFileSync(join(dir, 'DumpDbcs.java'), JAVA_DBCS_DUMP);
+    const out = execFileSync('java', [join(dir, 'DumpDbcs.java'), ...DBCS_PAGES], { maxBuffer: 256 << 20 }).toString();
+    return out.trim().split('\n').map((line) => {
+      const [asked, name, aliases, replacement, stray, sb, db, enc] = line.split('\t');
+      if (name !== asked) throw new Error(`${asked}: the JVM calls it ${name}`);
+      if (replacement !== '6f1') throw new Error(`${name}: replacement ${replacement}, not the single byte 0x6F`);
+      if (stray.trim() !== '') throw new Error(`${name}: pairs outside 0x40..0xFE decode: ${stray}`);
+      const units = (text) => Array.from({ length: text.length / 4 }, (_, i) => parseInt(text.slice(4 * i, 4 * i + 4), 16));
+      const encoded = Array.from({ length: 0x10000 }, (_, u) => (enc.slice(4 * u, 4 * u + 4) === '----' ? -1 : parseInt(enc.slice(4 * u, 4 * u + 4), 16)));
+      return { name, aliases: aliases.split(' ').filter(Boolean), sb: units(sb), db: units(db), encoded };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What src/tasks/ebcdic-dbcs.ts builds from the tables alone: the lowest single byte, else the lowest pair. */
+function reverseDbcs(page) {
+  const code = new Int32Array(0x10000).fill(-1);
+  const width = PAIR_HIGH - PAIR_LOW + 1;
+  for (let i = page.db.length - 1; i >= 0; i--) {
+    if (page.db[i] !== 0xfffd) code[page.db[i]] = ((PAIR_LOW + Math.floor(i / width)) << 8) | (PAIR_LOW + (i % width));
+  }
+  for (let b = 255; b >= 0; b--) if (page.sb[b] !== 0xfffd) code[page.sb[b]] = b;
+  return code;
+}
+
+/**
+ * One page as bytes: 256 single-byte units, the pair table (0x40..0xFE squared), then the
+ * characters Java encodes otherwise than the tables' reverse: count, then (unit, code) with code
+ * 0xFFFF for a character Java cannot encode; all little-endian u16 (count u32). Deflated, base64.
+ */
+function packDbcs(page) {
+  const ours = reverseDbcs(page);
+  const extra = [];
+  for (let u = 0; u < 0x10000; u++) {
+    if (u >= 0xd800 && u <= 0xdfff) continue;
+    if (page.encoded[u] !== ours[u]) extra.push([u, page.encoded[u] === -1 ? 0xffff : page.encoded[u]]);
+  }
+  const buf = Buffer.alloc(2 * (256 + page.db.length) + 4 + 4 * extra.length);
+  let at = 0;
+  for (const u of [...page.sb, ...page.db]) at = buf.writeUInt16LE(u, at);
+  at = buf.writeUInt32LE(extra.length, at);
+  for (const [u, c] of extra) at = buf.writeUInt16LE(c, buf.writeUInt16LE(u, at));
+  return { data: deflateRawSync(buf, { level: 9 }).toString('base64'), extra: extra.length };
+}
+
+function generateDbcs(pages) {
+  const entries = pages.map((page) => {
+    const { data, extra } = packDbcs(page);
+    console.log(`  ${page.name}: ${page.db.filter((u) => u !== 0xfffd).length} pairs, ${extra} one-way or refused characters, ${data.length} base64 characters`);
+    const chunks = data.match(/.{1,96}/g).map((c) => `      '${c}'`).join(' +\n');
+    return `  {\n    name: '${page.name}',\n    aliases: [${page.aliases.map((a) => `'${a}'`).join(', ')}],\n    data:\n${chunks},\n  },`;
+  });
+  const text = `/**
+ * The mixed single/double-byte EBCDIC code pages for TRANSCODE (tasks.md "TRANSCODE"), read by
+ * ./ebcdic-dbcs.ts.
+ *
+ * GENERATED by \`node scripts/gen-ebcdic-tables.mjs\`: do not edit. Read from the JVM's charsets:
+ * \`data\` is, deflated and in base64, the single-byte table (256 UTF-16 units), the pair table
+ * (first and second byte 0x${PAIR_LOW.toString(16)}..0x${PAIR_HIGH.toString(16)}), then the characters Java encodes otherwise than
+ * the tables' reverse (u32 count, then u16 character and u16 code, 0xFFFF for none), little-endian.
+ */
+
+export interface EbcdicDbcsPageData {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly data: string;
+}
+
+/** First and last byte value of either byte of a pair. */
+export const PAIR_LOW = 0x${PAIR_LOW.toString(16)};
+export const PAIR_HIGH = 0x${PAIR_HIGH.toString(16)};
+
+export const EBCDIC_DBCS_PAGES: readonly EbcdicDbcsPageData[] = [
+${entries.join('\n')}
+];
+`;
+  writeFileSync(OUT_DBCS, text);
+  console.log(`wrote ${OUT_DBCS}: ${pages.length} pages`);
+}
+
 generate(readJava());
+generateDbcs(readJavaDbcs());

@@ -1,13 +1,14 @@
 /**
  * TRANSCODE (tasks.md §8): re-encode the current file into a new file between two character
  * sets, and/or convert its line endings. Charset names are the original's Java names: the EBCDIC
- * code pages iconv-lite lacks (IBM297, IBM01147, ...) come from ./ebcdic.ts, the others are mapped
- * onto iconv-lite.
+ * code pages iconv-lite lacks come from ./ebcdic.ts (IBM297, IBM01147, ...) and ./ebcdic-dbcs.ts
+ * (x-IBM930, x-IBM939, ...), the others are mapped onto iconv-lite.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { ErrorCode } from '../model/error-code.js';
 import { ebcdicCodec, type Codec } from './ebcdic.js';
+import { ebcdicDbcsCodec } from './ebcdic-dbcs.js';
 import { resolveTaskPath } from './paths.js';
 import { pipelineA } from './substitution.js';
 import { errorText, failure, success, type TaskImplementation } from './task.js';
@@ -21,12 +22,17 @@ function iconvName(javaName: string): string | null {
   return candidates.find((c) => iconv.encodingExists(c)) ?? null;
 }
 
-/** The codec of a Java charset name: an EBCDIC page, else iconv-lite's; null when unsupported. */
-export function codecFor(javaName: string): Codec | null {
+/**
+ * The codec of a Java charset name: a single-byte EBCDIC page, else iconv-lite's, else a mixed
+ * EBCDIC page (none of whose names iconv-lite knows; its tables load on first use); null when
+ * unsupported.
+ */
+export async function codecFor(javaName: string): Promise<Codec | null> {
   const ebcdic = ebcdicCodec(javaName);
   if (ebcdic) return ebcdic;
   const name = iconvName(javaName);
-  return name === null ? null : { decode: (data) => iconv.decode(data, name), encode: (text) => iconv.encode(text, name) };
+  if (name !== null) return { decode: (data) => iconv.decode(data, name), encode: (text) => iconv.encode(text, name) };
+  return ebcdicDbcsCodec(javaName);
 }
 
 /** CR before every LF not already preceded by CR. */
@@ -97,8 +103,8 @@ const transcodeTask: TaskImplementation = {
       }
       return success();
     }
-    const from = codecFor(o.from);
-    const to = codecFor(o.to);
+    const from = await codecFor(o.from);
+    const to = await codecFor(o.to);
     if (!from || !to) return failure(`${type}: unsupported charset ${!from ? o.from : o.to}`);
     const out = o.newFile ? resolveTaskPath(ctx, o.newFile) : `${file}.${o.extension ?? 'transcode'}`;
     try {

@@ -10,6 +10,7 @@ import { createTaskRegistry } from '../../src/tasks/index.js';
 import { runTaskList } from '../../src/tasks/runner.js';
 import { makeContext, makeHome } from './helpers.js';
 import { runOne } from './run-one.js';
+import { transcodeFile } from './transcode-file.js';
 
 let env: ReturnType<typeof makeHome>;
 beforeEach(() => { env = makeHome(); });
@@ -18,17 +19,7 @@ afterEach(() => env.cleanup());
 const REQUIRED = ['IBM037', 'IBM273', 'IBM277', 'IBM278', 'IBM280', 'IBM284', 'IBM285', 'IBM297', 'IBM500', 'IBM1047',
   ...Array.from({ length: 10 }, (_, i) => `IBM0114${i}`)];
 
-/** Runs TRANSCODE on a file holding `input` into `out.bin`; the output bytes. */
-async function transcode(input: Buffer | string, from: string, to: string): Promise<Buffer> {
-  const file = join(env.home, 'in', 'data');
-  writeFileSync(file, input);
-  const ctx = makeContext(env.home, { currentFile: file });
-  const out = join(env.home, 'out', 'out.bin');
-  const r = await runOne('TRANSCODE', `-from ${from} -to ${to} -newfile ${out}`, ctx);
-  expect(r, `${from} -> ${to}`).toEqual({ kind: 'success', data: out });
-  return readFileSync(out);
-}
-
+const transcode = (input: Buffer | string, from: string, to: string): Promise<Buffer> => transcodeFile(env.home, input, from, to);
 const bytes = (...b: number[]): Buffer => Buffer.from(b);
 
 describe('TRANSCODE with EBCDIC code pages', () => {
