@@ -9,6 +9,7 @@ import iconv from 'iconv-lite';
 import { ErrorCode } from '../model/error-code.js';
 import { ebcdicCodec, type Codec } from './ebcdic.js';
 import { ebcdicDbcsCodec } from './ebcdic-dbcs.js';
+import { unicodeCodec } from './unicode-charsets.js';
 import { resolveTaskPath } from './paths.js';
 import { pipelineA } from './substitution.js';
 import { errorText, failure, success, type TaskImplementation } from './task.js';
@@ -22,16 +23,23 @@ function iconvName(javaName: string): string | null {
   return candidates.find((c) => iconv.encodingExists(c)) ?? null;
 }
 
+/** Java charset names iconv-lite knows under another name. */
+const ICONV_ALIASES: Readonly<Record<string, string>> = {
+  'x-mswin-936': 'cp936', ms936: 'cp936', ms_936: 'cp936',
+  'x-maccentraleurope': 'maccenteuro', maccentraleurope: 'maccenteuro',
+};
+
 /**
- * The codec of a Java charset name: a single-byte EBCDIC page, else iconv-lite's, else a mixed
- * EBCDIC page (none of whose names iconv-lite knows; its tables load on first use); null when
- * unsupported.
+ * The codec of a Java charset name: a single-byte EBCDIC page, one of Java's Unicode charsets
+ * (as Java writes them, ./unicode-charsets.ts), else iconv-lite's, else a mixed EBCDIC page (none of
+ * whose names iconv-lite knows; its tables load on first use); null when unsupported.
  */
 export async function codecFor(javaName: string): Promise<Codec | null> {
-  const ebcdic = ebcdicCodec(javaName);
-  if (ebcdic) return ebcdic;
-  const name = iconvName(javaName);
-  if (name !== null) return { decode: (data) => iconv.decode(data, name), encode: (text) => iconv.encode(text, name) };
+  const builtIn = ebcdicCodec(javaName) ?? unicodeCodec(javaName);
+  if (builtIn) return builtIn;
+  const name = iconvName(ICONV_ALIASES[javaName.toLowerCase()] ?? javaName);
+  // Java keeps a leading U+FEFF as a character; iconv-lite would drop it.
+  if (name !== null) return { decode: (data) => iconv.decode(data, name, { stripBOM: false }), encode: (text) => iconv.encode(text, name) };
   return ebcdicDbcsCodec(javaName);
 }
 
