@@ -1,10 +1,9 @@
 /**
- * The EBCDIC code pages of TRANSCODE (tables in ./ebcdic-tables.ts), as codecs that behave as
- * Java's charsets of the same names: every byte decodes to one character; a character without a
- * byte encodes to 0x3F (Java's replacement for these pages, as iconv-lite's single-byte codecs
- * also write 0x3F), once per code point (a surrogate pair is one character).
+ * The single-byte EBCDIC code pages of TRANSCODE (tables in ./ebcdic-tables.ts), as codecs that
+ * behave as Java's charsets of the same names (./single-byte-codec.ts).
  */
 import { EBCDIC_PAGES } from './ebcdic-tables.js';
+import { singleByteCodec } from './single-byte-codec.js';
 
 /** One page of ./ebcdic-tables.ts. */
 export interface EbcdicPageData {
@@ -27,8 +26,6 @@ export interface Codec {
   encode(text: string): Buffer;
 }
 
-const REPLACEMENT = 0x3f;
-
 const pagesByName = new Map<string, EbcdicPageData>();
 for (const page of EBCDIC_PAGES) {
   for (const name of [page.name, ...page.aliases]) pagesByName.set(name.toLowerCase(), page);
@@ -46,37 +43,7 @@ function decodeTable(page: EbcdicPageData): number[] {
 }
 
 function buildCodec(page: EbcdicPageData): Codec {
-  const table = decodeTable(page);
-  const decodeBuf = Buffer.alloc(512);
-  table.forEach((unit, byte) => decodeBuf.writeUInt16LE(unit, 2 * byte));
-  const encodeBuf = new Uint8Array(0x10000).fill(REPLACEMENT);
-  // Where two bytes decode to one character (NL and LF both to U+000A), the lower byte wins, as in Java.
-  for (let byte = 255; byte >= 0; byte--) if (table[byte] !== 0xfffd) encodeBuf[table[byte] as number] = byte;
-  for (const [unit, byte] of page.encodeOnly) encodeBuf[unit] = byte;
-  return {
-    decode(data) {
-      const out = Buffer.allocUnsafe(2 * data.length);
-      for (let i = 0; i < data.length; i++) {
-        const at = 2 * (data[i] as number);
-        out[2 * i] = decodeBuf[at] as number;
-        out[2 * i + 1] = decodeBuf[at + 1] as number;
-      }
-      return out.toString('utf16le');
-    },
-    encode(text) {
-      const out = Buffer.allocUnsafe(text.length);
-      let n = 0;
-      for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        if (unit >= 0xd800 && unit <= 0xdbff) {
-          const next = text.charCodeAt(i + 1);
-          if (next >= 0xdc00 && next <= 0xdfff) i++;
-        }
-        out[n++] = encodeBuf[unit] as number; // surrogates have no byte: the replacement
-      }
-      return out.subarray(0, n);
-    },
-  };
+  return singleByteCodec(decodeTable(page), page.encodeOnly);
 }
 
 /** The codec of an EBCDIC page by one of Java's names for it (any case), or null. */
