@@ -4,9 +4,10 @@
  * otherwise than Java: src/tasks/ebcdic-tables.ts (single-byte EBCDIC pages),
  * src/tasks/ebcdic-dbcs-tables.ts (mixed single/double-byte EBCDIC pages) and
  * src/tasks/java-single-byte-tables.ts (every other single-byte charset of the JVM: ISO-8859-*,
- * windows-125x, the IBM PC and Mac pages, ...).
+ * windows-125x, the IBM PC and Mac pages, ...) and src/tasks/java-double-byte-tables.ts (the
+ * one-or-two-byte East Asian charsets: Shift_JIS, windows-31j, GBK, GB2312, Big5, EUC-KR, ...).
  *
- *   node scripts/gen-charset-tables.mjs      writes the three files (needs `java` 11+)
+ *   node scripts/gen-charset-tables.mjs      writes the four files (needs `java` 11+)
  *
  * The original is a Java program and TRANSCODE uses Java's charsets, so the tables are read from
  * the JVM itself: a small Java program (below) decodes the bytes 0x00..0xFF of each page and
@@ -33,6 +34,7 @@ const TASKS = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'tasks'
 const OUT = join(TASKS, 'ebcdic-tables.ts');
 const OUT_DBCS = join(TASKS, 'ebcdic-dbcs-tables.ts');
 const OUT_SINGLE = join(TASKS, 'java-single-byte-tables.ts');
+const OUT_DOUBLE = join(TASKS, 'java-double-byte-tables.ts');
 
 /**
  * Java's canonical names of the single-byte EBCDIC pages, in the order written (a page is written
@@ -363,6 +365,166 @@ ${entries.join('\n')}
   console.log(`wrote ${OUT_SINGLE}: ${pages.length} charsets`);
 }
 
+/**
+ * The charsets of one or two bytes per character without shifts, in Java's names. (EUC-JP and
+ * GB18030 have longer sequences and Big5-HKSCS characters outside the BMP: they stay iconv-lite's.)
+ */
+const DOUBLE_PAGES = ['Shift_JIS', 'windows-31j', 'GBK', 'GB2312', 'x-mswin-936', 'Big5', 'x-windows-950', 'EUC-KR', 'x-windows-949'];
+
+const JAVA_DOUBLE_DUMP = `
+import java.nio.charset.*;
+import java.util.TreeSet;
+public class DumpDouble {
+  static String units(Charset cs, byte... b) {
+    StringBuilder out = new StringBuilder();
+    for (char c : new String(b, cs).toCharArray()) out.append(String.format("%04x", (int) c));
+    return out.toString();
+  }
+  public static void main(String[] names) {
+    for (String n : names) {
+      Charset cs = Charset.forName(n);
+      CharsetEncoder enc = cs.newEncoder();
+      if (enc.maxBytesPerChar() != 2.0f || enc.replacement().length != 1 || enc.replacement()[0] != 0x3f) throw new IllegalStateException(n);
+      StringBuilder single = new StringBuilder(), pairs = new StringBuilder(), out = new StringBuilder();
+      for (int b = 0; b < 256; b++) single.append(units(cs, (byte) b)).append(',');
+      for (int b1 = 0; b1 < 256; b1++) for (int b2 = 0; b2 < 256; b2++) pairs.append(units(cs, (byte) b1, (byte) b2)).append(',');
+      for (int c = 0; c < 0x10000; c++) {
+        if (c >= 0xd800 && c <= 0xdfff || !enc.canEncode((char) c)) { out.append("-,"); continue; }
+        for (byte x : String.valueOf((char) c).getBytes(cs)) out.append(String.format("%02x", x & 0xff));
+        out.append(',');
+      }
+      String aliases = String.join(" ", new TreeSet<>(cs.aliases())).toLowerCase();
+      System.out.println(n + "\\t" + cs.name() + "\\t" + aliases + "\\t" + single + "\\t" + pairs + "\\t" + out);
+    }
+  }
+}
+`;
+
+/** In a lead byte's row: the pair has no character, Java reads U+FFFD for the lead alone and goes on at the second byte. */
+const TAKE_ONE = 0xffff;
+
+/**
+ * One charset as Java has it, checked against the model ./java-double-byte.ts decodes with: a
+ * lead byte and the next make one character (or U+FFFD for both), or the lead alone is U+FFFD and
+ * reading goes on at the next byte (TAKE_ONE); any other byte is its single-byte character.
+ */
+function readJavaDouble() {
+  return runJava('DumpDouble', JAVA_DOUBLE_DUMP, DOUBLE_PAGES).map((line) => {
+    const [asked, name, aliases, singleText, pairText, encText] = line.split('\t');
+    if (name !== asked) throw new Error(`${asked}: the JVM calls it ${name}`);
+    const unitsOf = (hex) => Array.from({ length: hex.length / 4 }, (_, i) => parseInt(hex.slice(4 * i, 4 * i + 4), 16));
+    const single = singleText.split(',').slice(0, 256).map((h) => {
+      const u = unitsOf(h);
+      if (u.length !== 1) throw new Error(`${name}: a single byte reads as ${u.length} units`);
+      return u[0];
+    });
+    const pairs = pairText.split(',').slice(0, 65536).map(unitsOf);
+    const lead = Array.from({ length: 256 }, (_, b1) => pairs.slice(256 * b1, 256 * b1 + 256).some((u) => u.length === 1));
+    const rows = new Map();
+    for (let b1 = 0; b1 < 256; b1++) {
+      if (!lead[b1]) continue;
+      const row = [];
+      for (let b2 = 0; b2 < 256; b2++) {
+        const u = pairs[256 * b1 + b2];
+        if (u.length === 1) row.push(u[0]);
+        else if (u.length === 2 && u[0] === 0xfffd) row.push(TAKE_ONE);
+        else throw new Error(`${name}: ${b1.toString(16)} ${b2.toString(16)} reads as ${u.map((x) => x.toString(16)).join(' ')}`);
+      }
+      rows.set(b1, row);
+    }
+    // The model must read every pair as Java does.
+    const model = (b1, b2) => {
+      const read = (b, next) => {
+        if (!lead[b]) return [[single[b]], 1];
+        if (next === undefined) return [[single[b]], 1];
+        const v = rows.get(b)[next];
+        return v === TAKE_ONE ? [[0xfffd], 1] : [[v], 2];
+      };
+      const [first, used] = read(b1, b2);
+      return used === 2 ? first : [...first, ...read(b2, undefined)[0]];
+    };
+    for (let b1 = 0; b1 < 256; b1++) {
+      for (let b2 = 0; b2 < 256; b2++) {
+        const got = model(b1, b2).join(' ');
+        if (got !== pairs[256 * b1 + b2].join(' ')) throw new Error(`${name}: the model reads ${b1.toString(16)} ${b2.toString(16)} as ${got}, Java as ${pairs[256 * b1 + b2].join(' ')}`);
+      }
+    }
+    const encoded = encText.split(',').slice(0, 0x10000).map((h) => (h === '-' ? -1 : parseInt(h, 16)));
+    return { name, aliases: aliases.split(' ').filter(Boolean), single, lead, rows, encoded };
+  });
+}
+
+/** The reverse of the tables: the lowest single byte, else the lowest pair (first << 8 | second). */
+function reverseDouble(page) {
+  const code = new Int32Array(0x10000).fill(-1);
+  for (const b1 of [...page.rows.keys()].sort((x, y) => y - x)) {
+    const row = page.rows.get(b1);
+    for (let b2 = 255; b2 >= 0; b2--) if (row[b2] !== TAKE_ONE && row[b2] !== 0xfffd) code[row[b2]] = (b1 << 8) | b2;
+  }
+  for (let b = 255; b >= 0; b--) if (!page.lead[b] && page.single[b] !== 0xfffd) code[page.single[b]] = b;
+  return code;
+}
+
+/**
+ * 256 u16 single-byte units, 32 bytes of lead flags, then for each lead byte in order 256 u16
+ * (TAKE_ONE where the lead is read alone), then u32 count and (u16 character, u16 code, 0xFFFF for
+ * none) of what Java encodes otherwise than the reverse; little-endian, deflated, base64.
+ */
+function packDouble(page) {
+  const ours = reverseDouble(page);
+  const extra = [];
+  for (let u = 0; u < 0x10000; u++) {
+    if (u >= 0xd800 && u <= 0xdfff) continue;
+    if (page.encoded[u] !== ours[u]) extra.push([u, page.encoded[u] === -1 ? 0xffff : page.encoded[u]]);
+  }
+  const leads = [...page.rows.keys()].sort((x, y) => x - y);
+  const buf = Buffer.alloc(512 + 32 + 512 * leads.length + 4 + 4 * extra.length);
+  let at = 0;
+  for (const u of page.single) at = buf.writeUInt16LE(u, at);
+  for (let b = 0; b < 256; b++) if (page.lead[b]) buf[at + (b >> 3)] |= 1 << (b & 7);
+  at += 32;
+  for (const b1 of leads) for (const u of page.rows.get(b1)) at = buf.writeUInt16LE(u, at);
+  at = buf.writeUInt32LE(extra.length, at);
+  for (const [u, c] of extra) at = buf.writeUInt16LE(c, buf.writeUInt16LE(u, at));
+  return { data: deflateRawSync(buf, { level: 9 }).toString('base64'), leads: leads.length, extra: extra.length };
+}
+
+function generateDouble(pages) {
+  const entries = pages.map((page) => {
+    const { data, leads, extra } = packDouble(page);
+    console.log(`  ${page.name}: ${leads} lead bytes, ${extra} one-way or refused characters, ${data.length} base64 characters`);
+    const chunks = data.match(/.{1,96}/g).map((c) => `      '${c}'`).join(' +\n');
+    return `  {\n    name: '${page.name}',\n    aliases: [${page.aliases.map((a) => `'${a}'`).join(', ')}],\n    data:\n${chunks},\n  },`;
+  });
+  const text = `/**
+ * The one-or-two-byte East Asian charsets of the JVM (Shift_JIS, windows-31j, GBK, GB2312, Big5,
+ * EUC-KR, ...) for TRANSCODE (tasks.md "TRANSCODE"), read by ./java-double-byte.ts.
+ *
+ * GENERATED by \`node scripts/gen-charset-tables.mjs\`: do not edit. Read from the JVM's charsets:
+ * \`data\` is, deflated and in base64, the single-byte table (256 UTF-16 units), the lead bytes (a
+ * 256-bit set), for each lead byte in order its 256 pairs (0x${TAKE_ONE.toString(16).toUpperCase()}: the lead is read
+ * alone as U+FFFD), then the characters Java encodes otherwise than the tables' reverse (u32
+ * count, then u16 character and u16 code, 0xFFFF for none), little-endian.
+ */
+
+export interface JavaDoubleBytePageData {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly data: string;
+}
+
+/** In a lead byte's row: no character for the pair; the lead alone reads as U+FFFD. */
+export const TAKE_ONE = 0x${TAKE_ONE.toString(16)};
+
+export const JAVA_DOUBLE_BYTE_PAGES: readonly JavaDoubleBytePageData[] = [
+${entries.join('\n')}
+];
+`;
+  writeFileSync(OUT_DOUBLE, text);
+  console.log(`wrote ${OUT_DOUBLE}: ${pages.length} charsets`);
+}
+
 generate(readJava());
 generateDbcs(readJavaDbcs());
 generateSingle(readJavaSingle());
+generateDouble(readJavaDouble());

@@ -17,34 +17,15 @@
  * task registry: they cost every process start 7 ms otherwise.
  */
 import { inflateRawSync } from 'node:zlib';
+import { charsetFamily, codeAt, NO_CODE } from './charset-family.js';
 import type { Codec } from './ebcdic.js';
 import type { EbcdicDbcsPageData } from './ebcdic-dbcs-tables.js';
 
 const SO = 0x0e;
 const SI = 0x0f;
 const REPLACEMENT = 0x6f;
-/** In the encoding table: no byte for this character. Codes below 0x100 are single bytes. */
-const NONE = 0xffff;
-
-type TablesModule = typeof import('./ebcdic-dbcs-tables.js');
-
-interface Loaded {
-  module: TablesModule;
-  byName: Map<string, EbcdicDbcsPageData>;
-  codecs: Map<EbcdicDbcsPageData, Codec>;
-}
-let loading: Promise<Loaded> | undefined;
-
-function load(): Promise<Loaded> {
-  loading ??= import('./ebcdic-dbcs-tables.js').then((module) => {
-    const byName = new Map<string, EbcdicDbcsPageData>();
-    for (const page of module.EBCDIC_DBCS_PAGES) {
-      for (const name of [page.name, ...page.aliases]) byName.set(name.toLowerCase(), page);
-    }
-    return { module, byName, codecs: new Map() };
-  });
-  return loading;
-}
+/** Where pair bytes may lie, set from the tables when they load. */
+let range: PairRange = { low: 0, high: -1, width: 0 };
 
 /** Where a pair's bytes may lie (both in PAIR_LOW..PAIR_HIGH) and how the table is laid out. */
 interface PairRange {
@@ -56,11 +37,11 @@ interface PairRange {
 interface Tables {
   single: Uint16Array;
   pairs: Uint16Array;
-  /** UTF-16 unit -> byte (< 0x100), pair (first byte << 8 | second) or NONE. */
+  /** UTF-16 unit -> byte (< 0x100), pair (first byte << 8 | second) or NO_CODE. */
   encoding: Uint16Array;
 }
 
-function unpack(page: EbcdicDbcsPageData, range: PairRange): Tables {
+function unpack(page: EbcdicDbcsPageData): Tables {
   const raw = inflateRawSync(Buffer.from(page.data, 'base64'));
   const units = (from: number, count: number): Uint16Array => {
     const out = new Uint16Array(count);
@@ -69,7 +50,7 @@ function unpack(page: EbcdicDbcsPageData, range: PairRange): Tables {
   };
   const single = units(0, 256);
   const pairs = units(512, range.width * range.width);
-  const encoding = new Uint16Array(0x10000).fill(NONE);
+  const encoding = new Uint16Array(0x10000).fill(NO_CODE);
   // The lowest pair, then the lowest single byte, win where several decode to one character.
   for (let i = pairs.length - 1; i >= 0; i--) {
     const unit = pairs[i] as number;
@@ -83,13 +64,13 @@ function unpack(page: EbcdicDbcsPageData, range: PairRange): Tables {
   return { single, pairs, encoding };
 }
 
-function pairUnit(pairs: Uint16Array, range: PairRange, first: number, second: number): number {
+function pairUnit(pairs: Uint16Array, first: number, second: number): number {
   if (first < range.low || first > range.high || second < range.low || second > range.high) return 0xfffd;
   return pairs[(first - range.low) * range.width + (second - range.low)] as number;
 }
 
-function buildCodec(page: EbcdicDbcsPageData, range: PairRange): Codec {
-  const { single, pairs, encoding } = unpack(page, range);
+function buildCodec(page: EbcdicDbcsPageData): Codec {
+  const { single, pairs, encoding } = unpack(page);
   return {
     decode(data) {
       const out = new Uint16Array(data.length);
@@ -105,7 +86,7 @@ function buildCodec(page: EbcdicDbcsPageData, range: PairRange): Codec {
         } else if (b === SO || i + 1 === data.length) {
           out[n++] = 0xfffd;
         } else {
-          out[n++] = pairUnit(pairs, range, b, data[++i] as number);
+          out[n++] = pairUnit(pairs, b, data[++i] as number);
         }
       }
       return Buffer.from(out.buffer, 0, 2 * n).toString('utf16le');
@@ -115,16 +96,10 @@ function buildCodec(page: EbcdicDbcsPageData, range: PairRange): Codec {
       const out = Buffer.allocUnsafe(4 * text.length + 1);
       let n = 0;
       let inPairs = false;
-      for (let i = 0; i < text.length; i++) {
-        const unit = text.charCodeAt(i);
-        let code = NONE;
-        if (unit >= 0xd800 && unit <= 0xdfff) {
-          const next = text.charCodeAt(i + 1);
-          if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
-        } else {
-          code = encoding[unit] as number;
-        }
-        if (code === NONE) {
+      for (let i = 0; i < text.length; ) {
+        const [code, next] = codeAt(text, i, encoding);
+        i = next;
+        if (code === NO_CODE) {
           out[n++] = REPLACEMENT;
         } else if (code < 0x100) {
           if (inPairs) out[n++] = SI;
@@ -144,19 +119,13 @@ function buildCodec(page: EbcdicDbcsPageData, range: PairRange): Codec {
 }
 
 /** The codec of a mixed EBCDIC page by one of Java's names for it (any case), or null. */
-export async function ebcdicDbcsCodec(javaName: string): Promise<Codec | null> {
-  const { module, byName, codecs } = await load();
-  const page = byName.get(javaName.toLowerCase());
-  if (!page) return null;
-  let codec = codecs.get(page);
-  if (!codec) {
-    const range = { low: module.PAIR_LOW, high: module.PAIR_HIGH, width: module.PAIR_HIGH - module.PAIR_LOW + 1 };
-    codecs.set(page, (codec = buildCodec(page, range)));
-  }
-  return codec;
-}
+export const ebcdicDbcsCodec = charsetFamily(async () => {
+  const tables = await import('./ebcdic-dbcs-tables.js');
+  range = { low: tables.PAIR_LOW, high: tables.PAIR_HIGH, width: tables.PAIR_HIGH - tables.PAIR_LOW + 1 };
+  return tables.EBCDIC_DBCS_PAGES;
+}, buildCodec);
 
 /** Java's canonical names of the mixed pages, in table order. */
 export async function ebcdicDbcsNames(): Promise<string[]> {
-  return (await load()).module.EBCDIC_DBCS_PAGES.map((p) => p.name);
+  return (await import('./ebcdic-dbcs-tables.js')).EBCDIC_DBCS_PAGES.map((p) => p.name);
 }

@@ -8,26 +8,10 @@
  * JIS_X0201, ...). The tables load on first use.
  */
 import { inflateRawSync } from 'node:zlib';
+import { charsetFamily } from './charset-family.js';
 import type { Codec } from './ebcdic.js';
 import type { JavaSingleBytePageData } from './java-single-byte-tables.js';
 import { singleByteCodec } from './single-byte-codec.js';
-
-interface Loaded {
-  byName: Map<string, JavaSingleBytePageData>;
-  codecs: Map<JavaSingleBytePageData, Codec>;
-}
-let loading: Promise<Loaded> | undefined;
-
-function load(): Promise<Loaded> {
-  loading ??= import('./java-single-byte-tables.js').then(({ JAVA_SINGLE_BYTE_PAGES }) => {
-    const byName = new Map<string, JavaSingleBytePageData>();
-    for (const page of JAVA_SINGLE_BYTE_PAGES) {
-      for (const name of [page.name, ...page.aliases]) byName.set(name.toLowerCase(), page);
-    }
-    return { byName, codecs: new Map() };
-  });
-  return loading;
-}
 
 function buildCodec(page: JavaSingleBytePageData): Codec {
   const raw = inflateRawSync(Buffer.from(page.data, 'base64'));
@@ -38,11 +22,4 @@ function buildCodec(page: JavaSingleBytePageData): Codec {
 }
 
 /** The codec of one of the JVM's single-byte charsets by any of its names (any case), or null. */
-export async function javaSingleByteCodec(javaName: string): Promise<Codec | null> {
-  const { byName, codecs } = await load();
-  const page = byName.get(javaName.toLowerCase());
-  if (!page) return null;
-  let codec = codecs.get(page);
-  if (!codec) codecs.set(page, (codec = buildCodec(page)));
-  return codec;
-}
+export const javaSingleByteCodec = charsetFamily(async () => (await import('./java-single-byte-tables.js')).JAVA_SINGLE_BYTE_PAGES, buildCodec);

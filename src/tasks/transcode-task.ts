@@ -9,6 +9,7 @@ import iconv from 'iconv-lite';
 import { ErrorCode } from '../model/error-code.js';
 import { ebcdicCodec, type Codec } from './ebcdic.js';
 import { ebcdicDbcsCodec } from './ebcdic-dbcs.js';
+import { javaDoubleByteCodec } from './java-double-byte.js';
 import { javaSingleByteCodec } from './java-single-byte.js';
 import { unicodeCodec } from './unicode-charsets.js';
 import { resolveTaskPath } from './paths.js';
@@ -24,19 +25,17 @@ function iconvName(javaName: string): string | null {
   return candidates.find((c) => iconv.encodingExists(c)) ?? null;
 }
 
-/** Java charset names iconv-lite knows under another name. */
-const ICONV_ALIASES: Readonly<Record<string, string>> = { 'x-mswin-936': 'cp936', ms936: 'cp936', ms_936: 'cp936' };
-
 /**
  * The codec of a Java charset name: a single-byte EBCDIC page, one of Java's Unicode charsets
- * (./unicode-charsets.ts), one of the JVM's other single-byte charsets (./java-single-byte.ts), all
- * as Java has them; else iconv-lite's (the multi-byte ones: Shift_JIS, EUC-KR, GBK, Big5, ...);
- * else a mixed EBCDIC page (none of whose names iconv-lite knows). Null when unsupported.
+ * (./unicode-charsets.ts), one of the JVM's other single-byte charsets (./java-single-byte.ts) or
+ * one-or-two-byte East Asian ones (./java-double-byte.ts), all as Java has them; else iconv-lite's
+ * (EUC-JP, GB18030, Big5-HKSCS, ...); else a mixed EBCDIC page (none of whose names iconv-lite
+ * knows). Null when unsupported.
  */
 export async function codecFor(javaName: string): Promise<Codec | null> {
-  const builtIn = ebcdicCodec(javaName) ?? unicodeCodec(javaName) ?? (await javaSingleByteCodec(javaName));
+  const builtIn = ebcdicCodec(javaName) ?? unicodeCodec(javaName) ?? (await javaSingleByteCodec(javaName)) ?? (await javaDoubleByteCodec(javaName));
   if (builtIn) return builtIn;
-  const name = iconvName(ICONV_ALIASES[javaName.toLowerCase()] ?? javaName);
+  const name = iconvName(javaName);
   // Java keeps a leading U+FEFF as a character; iconv-lite would drop it.
   if (name !== null) return { decode: (data) => iconv.decode(data, name, { stripBOM: false }), encode: (text) => iconv.encode(text, name) };
   return ebcdicDbcsCodec(javaName);
