@@ -366,10 +366,14 @@ ${entries.join('\n')}
 }
 
 /**
- * The charsets of one or two bytes per character without shifts, in Java's names. (EUC-JP and
- * GB18030 have longer sequences and Big5-HKSCS characters outside the BMP: they stay iconv-lite's.)
+ * The East Asian charsets of one, two or (EUC-JP, after 0x8F) three bytes per character without
+ * shifts, in Java's names. (GB18030 has four-byte sequences and Big5-HKSCS characters outside the
+ * BMP: they stay iconv-lite's.)
  */
-const DOUBLE_PAGES = ['Shift_JIS', 'windows-31j', 'GBK', 'GB2312', 'x-mswin-936', 'Big5', 'x-windows-950', 'EUC-KR', 'x-windows-949'];
+const DOUBLE_PAGES = ['Shift_JIS', 'windows-31j', 'EUC-JP', 'GBK', 'GB2312', 'x-mswin-936', 'Big5', 'x-windows-950', 'EUC-KR', 'x-windows-949'];
+
+/** The byte that starts a three-byte sequence in the charsets that have them (EUC-JP's SS3). */
+const THREE_BYTE_LEAD = 0x8f;
 
 const JAVA_DOUBLE_DUMP = `
 import java.nio.charset.*;
@@ -384,33 +388,41 @@ public class DumpDouble {
     for (String n : names) {
       Charset cs = Charset.forName(n);
       CharsetEncoder enc = cs.newEncoder();
-      if (enc.maxBytesPerChar() != 2.0f || enc.replacement().length != 1 || enc.replacement()[0] != 0x3f) throw new IllegalStateException(n);
-      StringBuilder single = new StringBuilder(), pairs = new StringBuilder(), out = new StringBuilder();
+      float max = enc.maxBytesPerChar();
+      if ((max != 2.0f && max != 3.0f) || enc.replacement().length != 1 || enc.replacement()[0] != 0x3f) throw new IllegalStateException(n);
+      StringBuilder single = new StringBuilder(), pairs = new StringBuilder(), triples = new StringBuilder(), out = new StringBuilder();
       for (int b = 0; b < 256; b++) single.append(units(cs, (byte) b)).append(',');
       for (int b1 = 0; b1 < 256; b1++) for (int b2 = 0; b2 < 256; b2++) pairs.append(units(cs, (byte) b1, (byte) b2)).append(',');
+      if (max == 3.0f) for (int b2 = 0; b2 < 256; b2++) for (int b3 = 0; b3 < 256; b3++) triples.append(units(cs, (byte) ${THREE_BYTE_LEAD}, (byte) b2, (byte) b3)).append(',');
       for (int c = 0; c < 0x10000; c++) {
         if (c >= 0xd800 && c <= 0xdfff || !enc.canEncode((char) c)) { out.append("-,"); continue; }
         for (byte x : String.valueOf((char) c).getBytes(cs)) out.append(String.format("%02x", x & 0xff));
         out.append(',');
       }
       String aliases = String.join(" ", new TreeSet<>(cs.aliases())).toLowerCase();
-      System.out.println(n + "\\t" + cs.name() + "\\t" + aliases + "\\t" + single + "\\t" + pairs + "\\t" + out);
+      System.out.println(n + "\\t" + cs.name() + "\\t" + aliases + "\\t" + single + "\\t" + pairs + "\\t" + triples + "\\t" + out);
     }
   }
 }
 `;
 
-/** In a lead byte's row: the pair has no character, Java reads U+FFFD for the lead alone and goes on at the second byte. */
+/** In a row: no character; Java reads the first byte alone as U+FFFD and goes on at the next one. */
 const TAKE_ONE = 0xffff;
+/** In the three-byte row: Java reads the first two bytes as one U+FFFD and goes on at the third. */
+const TAKE_TWO = 0xfffe;
+/** No code in the encoding table (never a pair: no charset here has FF FF). */
+const NO_CODE = 0xffff;
 
 /**
  * One charset as Java has it, checked against the model ./java-double-byte.ts decodes with: a
  * lead byte and the next make one character (or U+FFFD for both), or the lead alone is U+FFFD and
- * reading goes on at the next byte (TAKE_ONE); any other byte is its single-byte character.
+ * reading goes on at the next byte (TAKE_ONE); after EUC-JP's 0x8F, two more bytes make one
+ * character, or one U+FFFD goes for one or two bytes (TAKE_ONE, TAKE_TWO), and with one byte left
+ * its pair row applies; any other byte is its single-byte character.
  */
 function readJavaDouble() {
   return runJava('DumpDouble', JAVA_DOUBLE_DUMP, DOUBLE_PAGES).map((line) => {
-    const [asked, name, aliases, singleText, pairText, encText] = line.split('\t');
+    const [asked, name, aliases, singleText, pairText, tripleText, encText] = line.split('\t');
     if (name !== asked) throw new Error(`${asked}: the JVM calls it ${name}`);
     const unitsOf = (hex) => Array.from({ length: hex.length / 4 }, (_, i) => parseInt(hex.slice(4 * i, 4 * i + 4), 16));
     const single = singleText.split(',').slice(0, 256).map((h) => {
@@ -419,7 +431,10 @@ function readJavaDouble() {
       return u[0];
     });
     const pairs = pairText.split(',').slice(0, 65536).map(unitsOf);
-    const lead = Array.from({ length: 256 }, (_, b1) => pairs.slice(256 * b1, 256 * b1 + 256).some((u) => u.length === 1));
+    const triples = tripleText === '' ? null : tripleText.split(',').slice(0, 65536).map(unitsOf);
+    // The row markers are noncharacters; no sequence may read as one.
+    if ([single, ...pairs, ...(triples ?? [])].some((u) => (Array.isArray(u) ? u : [u]).some((x) => x === TAKE_ONE || x === TAKE_TWO))) throw new Error(`${name}: a sequence reads as U+FFFE or U+FFFF`);
+    const lead = Array.from({ length: 256 }, (_, b1) => pairs.slice(256 * b1, 256 * b1 + 256).some((u) => u.length === 1) || (triples !== null && b1 === THREE_BYTE_LEAD));
     const rows = new Map();
     for (let b1 = 0; b1 < 256; b1++) {
       if (!lead[b1]) continue;
@@ -432,31 +447,65 @@ function readJavaDouble() {
       }
       rows.set(b1, row);
     }
-    // The model must read every pair as Java does.
-    const model = (b1, b2) => {
-      const read = (b, next) => {
-        if (!lead[b]) return [[single[b]], 1];
-        if (next === undefined) return [[single[b]], 1];
-        const v = rows.get(b)[next];
-        return v === TAKE_ONE ? [[0xfffd], 1] : [[v], 2];
-      };
-      const [first, used] = read(b1, b2);
-      return used === 2 ? first : [...first, ...read(b2, undefined)[0]];
+    // A decoder of the model, to compare with Java on every sequence.
+    const decodeModel = (bytes, row3) => {
+      const out = [];
+      for (let i = 0; i < bytes.length; ) {
+        const b = bytes[i];
+        if (!lead[b] || i + 1 === bytes.length) {
+          out.push(single[b]);
+          i += 1;
+        } else if (row3 && b === THREE_BYTE_LEAD && i + 2 < bytes.length) {
+          const v = row3[256 * bytes[i + 1] + bytes[i + 2]];
+          out.push(v === TAKE_ONE || v === TAKE_TWO ? 0xfffd : v);
+          i += v === TAKE_ONE ? 1 : v === TAKE_TWO ? 2 : 3;
+        } else {
+          const v = rows.get(b)[bytes[i + 1]];
+          out.push(v === TAKE_ONE ? 0xfffd : v);
+          i += v === TAKE_ONE ? 1 : 2;
+        }
+      }
+      return out.join(' ');
     };
+    let row3 = null;
+    if (triples !== null) {
+      // Each three-byte sequence: one character (all three taken), or one U+FFFD for the first
+      // byte or the first two, the rest read again: whichever of these Java's reading matches.
+      row3 = triples.map((u, i) => {
+        const rest = [i >> 8, i & 0xff];
+        if (u.length === 1) return u[0];
+        if (u[0] === 0xfffd && decodeModel(rest, null) === u.slice(1).join(' ')) return TAKE_ONE;
+        if (u[0] === 0xfffd && decodeModel(rest.slice(1), null) === u.slice(1).join(' ')) return TAKE_TWO;
+        throw new Error(`${name}: 8f ${rest.map((b) => b.toString(16)).join(' ')} reads as ${u.map((x) => x.toString(16)).join(' ')}`);
+      });
+    }
     for (let b1 = 0; b1 < 256; b1++) {
       for (let b2 = 0; b2 < 256; b2++) {
-        const got = model(b1, b2).join(' ');
-        if (got !== pairs[256 * b1 + b2].join(' ')) throw new Error(`${name}: the model reads ${b1.toString(16)} ${b2.toString(16)} as ${got}, Java as ${pairs[256 * b1 + b2].join(' ')}`);
+        const java = pairs[256 * b1 + b2].join(' ');
+        if (decodeModel([b1, b2], row3) !== java) throw new Error(`${name}: the model reads ${b1.toString(16)} ${b2.toString(16)} as ${decodeModel([b1, b2], row3)}, Java as ${java}`);
+      }
+    }
+    if (row3) {
+      for (let i = 0; i < 65536; i++) {
+        const java = triples[i].join(' ');
+        const got = decodeModel([THREE_BYTE_LEAD, i >> 8, i & 0xff], row3);
+        if (got !== java) throw new Error(`${name}: the model reads 8f ${(i >> 8).toString(16)} ${(i & 0xff).toString(16)} as ${got}, Java as ${java}`);
       }
     }
     const encoded = encText.split(',').slice(0, 0x10000).map((h) => (h === '-' ? -1 : parseInt(h, 16)));
-    return { name, aliases: aliases.split(' ').filter(Boolean), single, lead, rows, encoded };
+    return { name, aliases: aliases.split(' ').filter(Boolean), single, lead, rows, row3, encoded };
   });
 }
 
-/** The reverse of the tables: the lowest single byte, else the lowest pair (first << 8 | second). */
+/** The reverse of the tables: the lowest single byte, else the lowest pair, else the lowest triple. */
 function reverseDouble(page) {
   const code = new Int32Array(0x10000).fill(-1);
+  if (page.row3) {
+    for (let i = 65535; i >= 0; i--) {
+      const u = page.row3[i];
+      if (u !== TAKE_ONE && u !== TAKE_TWO && u !== 0xfffd) code[u] = (THREE_BYTE_LEAD << 16) | i;
+    }
+  }
   for (const b1 of [...page.rows.keys()].sort((x, y) => y - x)) {
     const row = page.rows.get(b1);
     for (let b2 = 255; b2 >= 0; b2--) if (row[b2] !== TAKE_ONE && row[b2] !== 0xfffd) code[row[b2]] = (b1 << 8) | b2;
@@ -467,7 +516,8 @@ function reverseDouble(page) {
 
 /**
  * 256 u16 single-byte units, 32 bytes of lead flags, then for each lead byte in order 256 u16
- * (TAKE_ONE where the lead is read alone), then u32 count and (u16 character, u16 code, 0xFFFF for
+ * (TAKE_ONE where the lead is read alone), a u8 flag and, if set, the 65,536 u16 of 0x8F's
+ * three-byte row (TAKE_ONE, TAKE_TWO), then u32 count and (u16 character, u32 code, NO_CODE for
  * none) of what Java encodes otherwise than the reverse; little-endian, deflated, base64.
  */
 function packDouble(page) {
@@ -475,17 +525,20 @@ function packDouble(page) {
   const extra = [];
   for (let u = 0; u < 0x10000; u++) {
     if (u >= 0xd800 && u <= 0xdfff) continue;
-    if (page.encoded[u] !== ours[u]) extra.push([u, page.encoded[u] === -1 ? 0xffff : page.encoded[u]]);
+    if (page.encoded[u] === NO_CODE) throw new Error(`${page.name}: a character encodes to FF FF`);
+    if (page.encoded[u] !== ours[u]) extra.push([u, page.encoded[u] === -1 ? NO_CODE : page.encoded[u]]);
   }
   const leads = [...page.rows.keys()].sort((x, y) => x - y);
-  const buf = Buffer.alloc(512 + 32 + 512 * leads.length + 4 + 4 * extra.length);
+  const buf = Buffer.alloc(512 + 32 + 512 * leads.length + 1 + (page.row3 ? 131072 : 0) + 4 + 6 * extra.length);
   let at = 0;
   for (const u of page.single) at = buf.writeUInt16LE(u, at);
   for (let b = 0; b < 256; b++) if (page.lead[b]) buf[at + (b >> 3)] |= 1 << (b & 7);
   at += 32;
   for (const b1 of leads) for (const u of page.rows.get(b1)) at = buf.writeUInt16LE(u, at);
+  at = buf.writeUInt8(page.row3 ? 1 : 0, at);
+  if (page.row3) for (const u of page.row3) at = buf.writeUInt16LE(u, at);
   at = buf.writeUInt32LE(extra.length, at);
-  for (const [u, c] of extra) at = buf.writeUInt16LE(c, buf.writeUInt16LE(u, at));
+  for (const [u, c] of extra) at = buf.writeUInt32LE(c, buf.writeUInt16LE(u, at));
   return { data: deflateRawSync(buf, { level: 9 }).toString('base64'), leads: leads.length, extra: extra.length };
 }
 
@@ -497,14 +550,15 @@ function generateDouble(pages) {
     return `  {\n    name: '${page.name}',\n    aliases: [${page.aliases.map((a) => `'${a}'`).join(', ')}],\n    data:\n${chunks},\n  },`;
   });
   const text = `/**
- * The one-or-two-byte East Asian charsets of the JVM (Shift_JIS, windows-31j, GBK, GB2312, Big5,
- * EUC-KR, ...) for TRANSCODE (tasks.md "TRANSCODE"), read by ./java-double-byte.ts.
+ * The East Asian charsets of the JVM without shifts (Shift_JIS, windows-31j, EUC-JP, GBK, GB2312,
+ * Big5, EUC-KR, ...) for TRANSCODE (tasks.md "TRANSCODE"), read by ./java-double-byte.ts.
  *
  * GENERATED by \`node scripts/gen-charset-tables.mjs\`: do not edit. Read from the JVM's charsets:
  * \`data\` is, deflated and in base64, the single-byte table (256 UTF-16 units), the lead bytes (a
- * 256-bit set), for each lead byte in order its 256 pairs (0x${TAKE_ONE.toString(16).toUpperCase()}: the lead is read
- * alone as U+FFFD), then the characters Java encodes otherwise than the tables' reverse (u32
- * count, then u16 character and u16 code, 0xFFFF for none), little-endian.
+ * 256-bit set), for each lead byte in order its 256 pairs (TAKE_ONE: the lead is read alone as
+ * U+FFFD), a byte 1 if the three-byte row of 0x${THREE_BYTE_LEAD.toString(16).toUpperCase()} follows (65,536 units; TAKE_ONE,
+ * TAKE_TWO), then the characters Java encodes otherwise than the tables' reverse (u32 count, then
+ * u16 character and u32 code, 0x${NO_CODE.toString(16).toUpperCase()} for none), little-endian.
  */
 
 export interface JavaDoubleBytePageData {
@@ -513,8 +567,12 @@ export interface JavaDoubleBytePageData {
   readonly data: string;
 }
 
-/** In a lead byte's row: no character for the pair; the lead alone reads as U+FFFD. */
+/** In a row: no character; the first byte alone reads as U+FFFD. */
 export const TAKE_ONE = 0x${TAKE_ONE.toString(16)};
+/** In the three-byte row: the first two bytes read as one U+FFFD. */
+export const TAKE_TWO = 0x${TAKE_TWO.toString(16)};
+/** The first byte of a three-byte sequence. */
+export const THREE_BYTE_LEAD = 0x${THREE_BYTE_LEAD.toString(16)};
 
 export const JAVA_DOUBLE_BYTE_PAGES: readonly JavaDoubleBytePageData[] = [
 ${entries.join('\n')}

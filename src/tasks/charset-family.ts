@@ -40,7 +40,7 @@ export const NO_CODE = 0xffff;
  * surrogate pair is one character and, like an unpaired surrogate, has no code (NO_CODE): these
  * charsets have nothing outside the BMP, and Java writes one replacement for it.
  */
-export function codeAt(text: string, i: number, encoding: Uint16Array): [code: number, next: number] {
+export function codeAt(text: string, i: number, encoding: Uint16Array | Uint32Array): [code: number, next: number] {
   const unit = text.charCodeAt(i);
   if (unit < 0xd800 || unit > 0xdfff) return [encoding[unit] as number, i + 1];
   const next = text.charCodeAt(i + 1);
