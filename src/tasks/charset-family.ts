@@ -1,9 +1,14 @@
 /**
- * What the built-in charset modules share: Java's names and aliases looked up in any case, tables
- * loaded on first use, one codec per charset; and reading a text one code point at a time against
- * an encoding table.
+ * What the built-in charset modules share: the codec interface; Java's names and aliases looked
+ * up in any case, tables loaded on first use, one codec per charset; and reading a text one code
+ * point at a time against an encoding table.
  */
-import type { Codec } from './ebcdic.js';
+
+/** Both directions between bytes of one charset and text. */
+export interface Codec {
+  decode(data: Buffer): string;
+  encode(text: string): Buffer;
+}
 
 /** A charset of a generated table: Java's canonical name and its aliases. */
 export interface NamedCharset {

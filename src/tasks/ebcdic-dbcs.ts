@@ -17,8 +17,7 @@
  * task registry: they cost every process start 7 ms otherwise.
  */
 import { inflateRawSync } from 'node:zlib';
-import { charsetFamily, codeAt, NO_CODE } from './charset-family.js';
-import type { Codec } from './ebcdic.js';
+import { charsetFamily, codeAt, NO_CODE, type Codec } from './charset-family.js';
 import type { EbcdicDbcsPageData } from './ebcdic-dbcs-tables.js';
 
 const SO = 0x0e;

@@ -3,6 +3,7 @@
  * behave as Java's charsets of the same names (./single-byte-codec.ts).
  */
 import { EBCDIC_PAGES } from './ebcdic-tables.js';
+import type { Codec } from './charset-family.js';
 import { singleByteCodec } from './single-byte-codec.js';
 
 /** One page of ./ebcdic-tables.ts. */
@@ -18,12 +19,6 @@ export interface EbcdicPageData {
   readonly changes?: ReadonlyArray<readonly [number, number]>;
   /** Characters encoded to a byte that decodes to another one: [code unit, byte]. */
   readonly encodeOnly: ReadonlyArray<readonly [number, number]>;
-}
-
-/** Both directions between bytes of one charset and text. */
-export interface Codec {
-  decode(data: Buffer): string;
-  encode(text: string): Buffer;
 }
 
 const pagesByName = new Map<string, EbcdicPageData>();

@@ -15,8 +15,7 @@
  * and refused characters; what the charset lacks is `?` (0x3F), once per code point.
  */
 import { inflateRawSync } from 'node:zlib';
-import { charsetFamily, codeAt, NO_CODE } from './charset-family.js';
-import type { Codec } from './ebcdic.js';
+import { charsetFamily, codeAt, NO_CODE, type Codec } from './charset-family.js';
 import type { JavaDoubleBytePageData } from './java-double-byte-tables.js';
 
 const REPLACEMENT = 0x3f;

@@ -8,8 +8,7 @@
  * JIS_X0201, ...). The tables load on first use.
  */
 import { inflateRawSync } from 'node:zlib';
-import { charsetFamily } from './charset-family.js';
-import type { Codec } from './ebcdic.js';
+import { charsetFamily, type Codec } from './charset-family.js';
 import type { JavaSingleBytePageData } from './java-single-byte-tables.js';
 import { singleByteCodec } from './single-byte-codec.js';
 

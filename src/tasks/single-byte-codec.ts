@@ -5,7 +5,7 @@
  * (`encodeOnly`); any other character is written as 0x3F, once per code point (a surrogate pair
  * is one character), as Java writes its replacement for these charsets.
  */
-import type { Codec } from './ebcdic.js';
+import type { Codec } from './charset-family.js';
 
 const REPLACEMENT = 0x3f;
 

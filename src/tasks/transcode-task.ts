@@ -7,7 +7,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { ErrorCode } from '../model/error-code.js';
-import { ebcdicCodec, type Codec } from './ebcdic.js';
+import type { Codec } from './charset-family.js';
+import { ebcdicCodec } from './ebcdic.js';
 import { ebcdicDbcsCodec } from './ebcdic-dbcs.js';
 import { javaDoubleByteCodec } from './java-double-byte.js';
 import { javaSingleByteCodec } from './java-single-byte.js';

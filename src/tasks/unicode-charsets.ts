@@ -16,7 +16,7 @@
  *   incomplete last unit is U+FFFD. Malformed UTF-8 reads as the WHATWG decoder has it (one
  *   U+FFFD per maximal invalid subpart), where Java sometimes puts fewer (docs/compatibility.md).
  */
-import type { Codec } from './ebcdic.js';
+import type { Codec } from './charset-family.js';
 
 type Order = 'BE' | 'LE';
 
