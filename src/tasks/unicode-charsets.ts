@@ -70,42 +70,58 @@ function markAt(data: Buffer, unit: 2 | 4): Order | null {
   return null;
 }
 
+/** UTF-16 units written one after another into a typed array, then read as a string (a file's worth). */
+class UnitWriter {
+  private readonly units: Uint16Array;
+  private n = 0;
+
+  constructor(capacity: number) {
+    this.units = new Uint16Array(capacity);
+  }
+
+  push(unit: number): void {
+    this.units[this.n++] = unit;
+  }
+
+  text(): string {
+    return Buffer.from(this.units.buffer, 0, 2 * this.n).toString('utf16le');
+  }
+}
+
 function decodeUtf16(data: Buffer, order: Order): string {
-  const units: number[] = [];
+  const out = new UnitWriter(Math.ceil(data.length / 2));
   const even = data.length - (data.length % 2);
   const read = (i: number): number => (order === 'BE' ? data.readUInt16BE(i) : data.readUInt16LE(i));
   for (let i = 0; i < even; i += 2) {
     const u = read(i);
-    if (u >= 0xdc00 && u <= 0xdfff) units.push(0xfffd);
+    if (u >= 0xdc00 && u <= 0xdfff) out.push(0xfffd);
     else if (u >= 0xd800 && u <= 0xdbff) {
       const next = i + 2 < even ? read(i + 2) : -1;
-      if (next >= 0xdc00 && next <= 0xdfff) units.push(u, next);
-      else units.push(0xfffd);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        out.push(u);
+        out.push(next);
+      } else out.push(0xfffd);
       i += 2; // Java takes both units of a broken pair (and the lone last one) as one malformed input
-    } else units.push(u);
+    } else out.push(u);
   }
-  if (even < data.length) units.push(0xfffd);
-  return unitsToString(units);
-}
-
-/** UTF-16 units as a string, in slices (a spread of a whole file's units would overflow the stack). */
-function unitsToString(units: number[]): string {
-  let out = '';
-  for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode(...units.slice(i, i + 8192));
-  return out;
+  if (even < data.length) out.push(0xfffd);
+  return out.text();
 }
 
 function decodeUtf32(data: Buffer, order: Order): string {
-  const units: number[] = [];
+  // At most two units per four bytes, and one U+FFFD for an incomplete last unit.
+  const out = new UnitWriter(2 * Math.ceil(data.length / 4));
   const whole = data.length - (data.length % 4);
   for (let i = 0; i < whole; i += 4) {
     const cp = order === 'BE' ? data.readUInt32BE(i) : data.readUInt32LE(i);
-    if (cp > 0x10ffff) units.push(0xfffd);
-    else if (cp >= 0x10000) units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-    else units.push(cp);
+    if (cp > 0x10ffff) out.push(0xfffd);
+    else if (cp >= 0x10000) {
+      out.push(0xd800 + ((cp - 0x10000) >> 10));
+      out.push(0xdc00 + ((cp - 0x10000) & 0x3ff));
+    } else out.push(cp);
   }
-  if (whole < data.length) units.push(0xfffd);
-  return unitsToString(units);
+  if (whole < data.length) out.push(0xfffd);
+  return out.text();
 }
 
 function encodeUnits(text: string, unit: 2 | 4, order: Order): Buffer {
