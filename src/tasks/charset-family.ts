@@ -17,24 +17,26 @@ export interface NamedCharset {
 }
 
 /**
- * A lookup by any of Java's names (any case) over the charsets `loadCharsets` gives, called once,
- * on the first lookup; each codec is built by `build` when first asked for, then kept.
+ * A lookup by any of Java's names (any case) over `charsets`; each codec is built by `build` when
+ * first asked for, then kept.
  */
-export function charsetFamily<C extends NamedCharset>(loadCharsets: () => Promise<readonly C[]>, build: (charset: C) => Codec): (javaName: string) => Promise<Codec | null> {
-  let loading: Promise<Map<string, C>> | undefined;
+export function charsetLookup<C extends NamedCharset>(charsets: readonly C[], build: (charset: C) => Codec): (javaName: string) => Codec | null {
+  const byName = new Map<string, C>();
+  for (const charset of charsets) for (const name of [charset.name, ...charset.aliases]) byName.set(name.toLowerCase(), charset);
   const codecs = new Map<C, Codec>();
-  return async (javaName) => {
-    loading ??= loadCharsets().then((charsets) => {
-      const byName = new Map<string, C>();
-      for (const charset of charsets) for (const name of [charset.name, ...charset.aliases]) byName.set(name.toLowerCase(), charset);
-      return byName;
-    });
-    const charset = (await loading).get(javaName.toLowerCase());
+  return (javaName) => {
+    const charset = byName.get(javaName.toLowerCase());
     if (!charset) return null;
     let codec = codecs.get(charset);
     if (!codec) codecs.set(charset, (codec = build(charset)));
     return codec;
   };
+}
+
+/** The same over charsets whose tables `loadCharsets` loads, once, on the first lookup. */
+export function charsetFamily<C extends NamedCharset>(loadCharsets: () => Promise<readonly C[]>, build: (charset: C) => Codec): (javaName: string) => Promise<Codec | null> {
+  let lookup: Promise<(javaName: string) => Codec | null> | undefined;
+  return async (javaName) => (await (lookup ??= loadCharsets().then((charsets) => charsetLookup(charsets, build))))(javaName);
 }
 
 /** In an encoding table (UTF-16 unit -> byte or pair): no byte for this character. */

@@ -3,7 +3,7 @@
  * behave as Java's charsets of the same names (./single-byte-codec.ts).
  */
 import { EBCDIC_PAGES } from './ebcdic-tables.js';
-import type { Codec } from './charset-family.js';
+import { charsetLookup, type Codec } from './charset-family.js';
 import { singleByteCodec } from './single-byte-codec.js';
 
 /** One page of ./ebcdic-tables.ts. */
@@ -21,12 +21,6 @@ export interface EbcdicPageData {
   readonly encodeOnly: ReadonlyArray<readonly [number, number]>;
 }
 
-const pagesByName = new Map<string, EbcdicPageData>();
-for (const page of EBCDIC_PAGES) {
-  for (const name of [page.name, ...page.aliases]) pagesByName.set(name.toLowerCase(), page);
-}
-const codecs = new Map<EbcdicPageData, Codec>();
-
 /** Byte -> code unit of a page, following `from` to the page it is written against. */
 function decodeTable(page: EbcdicPageData): number[] {
   if (page.table) return [...page.table];
@@ -42,13 +36,7 @@ function buildCodec(page: EbcdicPageData): Codec {
 }
 
 /** The codec of an EBCDIC page by one of Java's names for it (any case), or null. */
-export function ebcdicCodec(javaName: string): Codec | null {
-  const page = pagesByName.get(javaName.toLowerCase());
-  if (!page) return null;
-  let codec = codecs.get(page);
-  if (!codec) codecs.set(page, (codec = buildCodec(page)));
-  return codec;
-}
+export const ebcdicCodec = charsetLookup(EBCDIC_PAGES, buildCodec);
 
 /** Java's canonical names of the EBCDIC pages, in table order. */
 export const EBCDIC_NAMES: readonly string[] = EBCDIC_PAGES.map((p) => p.name);

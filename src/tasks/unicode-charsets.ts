@@ -16,12 +16,11 @@
  *   incomplete last unit is U+FFFD. Malformed UTF-8 reads as the WHATWG decoder has it (one
  *   U+FFFD per maximal invalid subpart), where Java sometimes puts fewer (docs/compatibility.md).
  */
-import type { Codec } from './charset-family.js';
+import { charsetLookup, type Codec, type NamedCharset } from './charset-family.js';
 
 type Order = 'BE' | 'LE';
 
-interface UnicodeCharset {
-  readonly names: readonly string[];
+interface UnicodeCharset extends NamedCharset {
   readonly unit: 1 | 2 | 4;
   /** Byte order without a mark (and the one written). */
   readonly order: Order;
@@ -33,22 +32,19 @@ interface UnicodeCharset {
   readonly writesMark: boolean;
 }
 
-/** Java's canonical name first, then its aliases (Charset.aliases(), OpenJDK 17). */
+/** Java's canonical names and aliases (Charset.aliases(), OpenJDK 17). */
 const CHARSETS: readonly UnicodeCharset[] = [
-  { names: ['UTF-8', 'UTF8', 'unicode-1-1-utf-8'], unit: 1, order: 'BE', detectsMark: false, dropsOwnMark: false, writesMark: false },
-  { names: ['UTF-16', 'UTF_16', 'utf16', 'unicode', 'UnicodeBig'], unit: 2, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: true },
-  { names: ['UTF-16BE', 'UTF_16BE', 'X-UTF-16BE', 'ISO-10646-UCS-2', 'UnicodeBigUnmarked'], unit: 2, order: 'BE', detectsMark: false, dropsOwnMark: false, writesMark: false },
-  { names: ['UTF-16LE', 'UTF_16LE', 'X-UTF-16LE', 'UnicodeLittleUnmarked'], unit: 2, order: 'LE', detectsMark: false, dropsOwnMark: false, writesMark: false },
-  { names: ['x-UTF-16LE-BOM', 'UnicodeLittle'], unit: 2, order: 'LE', detectsMark: true, dropsOwnMark: false, writesMark: true },
-  { names: ['UTF-32', 'UTF_32', 'UTF32'], unit: 4, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: false },
-  { names: ['UTF-32BE', 'UTF_32BE', 'X-UTF-32BE'], unit: 4, order: 'BE', detectsMark: false, dropsOwnMark: true, writesMark: false },
-  { names: ['UTF-32LE', 'UTF_32LE', 'X-UTF-32LE'], unit: 4, order: 'LE', detectsMark: false, dropsOwnMark: true, writesMark: false },
-  { names: ['X-UTF-32BE-BOM', 'UTF_32BE_BOM', 'UTF-32BE-BOM'], unit: 4, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: true },
-  { names: ['X-UTF-32LE-BOM', 'UTF_32LE_BOM', 'UTF-32LE-BOM'], unit: 4, order: 'LE', detectsMark: true, dropsOwnMark: false, writesMark: true },
+  { name: 'UTF-8', aliases: ['UTF8', 'unicode-1-1-utf-8'], unit: 1, order: 'BE', detectsMark: false, dropsOwnMark: false, writesMark: false },
+  { name: 'UTF-16', aliases: ['UTF_16', 'utf16', 'unicode', 'UnicodeBig'], unit: 2, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: true },
+  { name: 'UTF-16BE', aliases: ['UTF_16BE', 'X-UTF-16BE', 'ISO-10646-UCS-2', 'UnicodeBigUnmarked'], unit: 2, order: 'BE', detectsMark: false, dropsOwnMark: false, writesMark: false },
+  { name: 'UTF-16LE', aliases: ['UTF_16LE', 'X-UTF-16LE', 'UnicodeLittleUnmarked'], unit: 2, order: 'LE', detectsMark: false, dropsOwnMark: false, writesMark: false },
+  { name: 'x-UTF-16LE-BOM', aliases: ['UnicodeLittle'], unit: 2, order: 'LE', detectsMark: true, dropsOwnMark: false, writesMark: true },
+  { name: 'UTF-32', aliases: ['UTF_32', 'UTF32'], unit: 4, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: false },
+  { name: 'UTF-32BE', aliases: ['UTF_32BE', 'X-UTF-32BE'], unit: 4, order: 'BE', detectsMark: false, dropsOwnMark: true, writesMark: false },
+  { name: 'UTF-32LE', aliases: ['UTF_32LE', 'X-UTF-32LE'], unit: 4, order: 'LE', detectsMark: false, dropsOwnMark: true, writesMark: false },
+  { name: 'X-UTF-32BE-BOM', aliases: ['UTF_32BE_BOM', 'UTF-32BE-BOM'], unit: 4, order: 'BE', detectsMark: true, dropsOwnMark: false, writesMark: true },
+  { name: 'X-UTF-32LE-BOM', aliases: ['UTF_32LE_BOM', 'UTF-32LE-BOM'], unit: 4, order: 'LE', detectsMark: true, dropsOwnMark: false, writesMark: true },
 ];
-
-const byName = new Map<string, UnicodeCharset>();
-for (const charset of CHARSETS) for (const name of charset.names) byName.set(name.toLowerCase(), charset);
 
 const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -162,13 +158,5 @@ function buildCodec(cs: UnicodeCharset): Codec {
   };
 }
 
-const codecs = new Map<UnicodeCharset, Codec>();
-
 /** The codec of one of Java's Unicode charsets by any of its names (any case), or null. */
-export function unicodeCodec(javaName: string): Codec | null {
-  const cs = byName.get(javaName.toLowerCase());
-  if (!cs) return null;
-  let codec = codecs.get(cs);
-  if (!codec) codecs.set(cs, (codec = buildCodec(cs)));
-  return codec;
-}
+export const unicodeCodec = charsetLookup(CHARSETS, buildCodec);
