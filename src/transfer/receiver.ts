@@ -79,7 +79,11 @@ export async function startWorkFile(s: TransferSession): Promise<void> {
   s.file = file;
   r.filename = file;
   r.rank = 0;
-  const handle = createWorkFile(file).catch((err: NodeJS.ErrnoException) => {
+  // A small file is written in one go once all of it is there (WriteWindow's `hold`), through a
+  // handle opened with O_DSYNC: that write is its sync, one thread-pool round trip and one wait on
+  // the EndTransfer answer's path fewer than a write then an fdatasync (docs/performance.md).
+  s.workWritesSynced = s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES;
+  const handle = createWorkFile(file, s.workWritesSynced).catch((err: NodeJS.ErrnoException) => {
     throw new R66Error(`cannot create the work file ${file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
   });
   handle.catch(() => undefined);
@@ -129,6 +133,8 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (sink && held) await held.close();
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
+  // Every write through a handle opened with O_DSYNC is on disk when it returns: no fdatasync.
+  const syncedWrites = fresh && s.workWritesSynced;
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   // A large new work file is written around the page cache (direct-writer.ts); `fh` still syncs,
   // truncates and closes it.
@@ -154,7 +160,7 @@ async function receiveData(s: TransferSession): Promise<void> {
     const globalAlgo = globalDigestFor(s);
     const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
     // Positional writes are independent: a few stay in flight while the next packets are read.
-    writes = new WriteWindow(fh, direct);
+    writes = new WriteWindow(fh, direct, syncedWrites);
     const window = writes;
     // A checkpoint runs beside the data loop: the rank of the blocks queued when it is taken is
     // saved once they are written and synced, so a saved rank never points past data that is not
@@ -238,7 +244,9 @@ async function receiveData(s: TransferSession): Promise<void> {
         // and close run now, while the last blocks are hashed and the sender sends EndTransfer.
         if (fresh && s.size > 0 && highest >= s.size) {
           const end = highest;
-          synced = Promise.all([window.drain(), checkpoint]).then(() => trimPadding(fh, direct, end)).then(() => fh.datasync());
+          synced = Promise.all([window.drain(), checkpoint])
+            .then(() => trimPadding(fh, direct, end))
+            .then(() => (syncedWrites ? undefined : fh.datasync()));
           finishing = synced.then(() => Promise.all([fh.close(), direct?.close()])).then(() => undefined);
           finishing.catch(() => undefined);
           closed = true;
@@ -394,6 +402,8 @@ function decompressBlock(data: Buffer): Buffer {
 const WRITE_QUEUE_BYTES = 1 << 20;
 /** Largest single writev: the queue is written in pieces of at most this many bytes. */
 const WRITE_BATCH_BYTES = 1 << 20;
+/** Largest announced size written in one go through an O_DSYNC handle (startWorkFile()). */
+const SYNCED_WRITE_MAX_BYTES = WRITE_BATCH_BYTES;
 
 /**
  * The receiver's file writes: one write in flight at a time, and the blocks that arrive meanwhile
@@ -406,6 +416,10 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * drain() and written(), or once WRITE_BATCH_BYTES are queued: the blocks of one socket read then
  * leave in one writev, before the hash keeps this thread busy. Started at the first block, the
  * rest waited for the hash to end: the completion that issues the next write runs on this thread.
+ *
+ * `hold`: the file's handle syncs every write (O_DSYNC), so the blocks wait for drain() or
+ * written() and leave in one write; a sync per early write would cost more than it overlaps.
+ * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
  */
 class WriteWindow {
   private queue: Array<{ data: Buffer; position: number }> = [];
@@ -423,6 +437,7 @@ class WriteWindow {
     private readonly fh: FileHandle,
     /** Writes around the page cache while it can (see direct-writer.ts); `fh` writes otherwise. */
     private readonly direct: DirectWriter | null = null,
+    private readonly hold = false,
   ) {}
 
   async write(data: Buffer, position: number): Promise<void> {
@@ -430,7 +445,7 @@ class WriteWindow {
     this.queue.push({ data, position });
     this.queuedCount++;
     this.queuedBytes += data.length;
-    if (this.queuedBytes >= WRITE_BATCH_BYTES) this.start();
+    if (this.queuedBytes >= WRITE_BATCH_BYTES) this.begin();
     // Room comes when the pump takes the next run: the loop reads on while that run is written
     // (waiting for the whole queue to be written stopped the reading for 2-5 ms each time).
     while (this.queuedBytes >= WRITE_QUEUE_BYTES && this.running !== null && this.failure === null) {
@@ -439,20 +454,25 @@ class WriteWindow {
     if (this.failure) throw this.failure;
   }
 
-  /** Starts writing what is queued (when no write is in flight; else the pump takes it next). */
+  /** Starts writing what is queued, unless held (see the class). */
   start(): void {
+    if (!this.hold) this.begin();
+  }
+
+  /** Starts writing what is queued (when no write is in flight; else the pump takes it next). */
+  private begin(): void {
     if (this.queue.length > 0) this.running ??= this.pump();
   }
 
   async drain(): Promise<void> {
-    this.start();
+    this.begin();
     while (this.running) await this.running;
     if (this.failure) throw this.failure;
   }
 
   /** Resolves once every block queued so far is written (later ones may still be queued). */
   written(): Promise<void> {
-    this.start();
+    this.begin();
     if (this.failure) return Promise.reject(this.failure);
     if (this.writtenCount >= this.queuedCount) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ count: this.queuedCount, resolve, reject }));

@@ -55,6 +55,8 @@ export class TransferSession {
    * data loop never took it.
    */
   workHandle: Promise<FileHandle> | null = null;
+  /** True when workHandle was opened with O_DSYNC (a small file written in one go; receiver.ts). */
+  workWritesSynced = false;
   /** Expected size (receiver) or real size (sender); -1 unknown. */
   size = -1;
   /** Block compression agreed for this transfer (r66-protocol.md §11). */

@@ -137,4 +137,17 @@ describe('task lists and transfer orders', () => {
     const theirs = await b.row({ specialId: out.record.specialId, requester: 'hosta', requested: 'hostb' });
     expect(theirs?.originalName).toBe('/out/renamed-f.txt');
   });
+
+  it('a sender pre-task growing a small file past 1 MiB: the receiver, which opened it for one synced write, takes every byte', async () => {
+    // 800 KB announced in the Request (the receiver holds the blocks for one O_DSYNC write); the
+    // line-ending conversion makes it 1.2 MB before the data, announced by a change notification.
+    for (const h of [a, b]) await h.addRule(rule('grown', TransferMode.SENDMODE, { sPreTasks: [{ type: 'TRANSCODE', path: '-unix2dos', delay: 0 }] }));
+    await writeFile(path.join(a.dirs.out, 'lines.txt'), 'x\n'.repeat(400_000));
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'grown', file: 'lines.txt', blockSize: 65536 });
+    expect(out.message).toBe('');
+    expect(out.code).toBe(ErrorCode.CompleteOk);
+    const got = (await readdir(b.dirs.in)).find((f) => f.endsWith('_lines.txt'));
+    expect(got).toBeDefined();
+    expect(await readFile(path.join(b.dirs.in, got!), 'utf8')).toBe('x\r\n'.repeat(400_000));
+  });
 });
