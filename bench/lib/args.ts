@@ -33,6 +33,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --concurrent-count N    files of the concurrent scenario (default 2000)
   --concurrency N         transfers in flight in the concurrent scenario (default 16)
   --repeat N              run the selection N times, round robin; each figure is the median
+  --warmup N              small files sent twice (msend, then masend) through the svc hosts once
+                          they start, before anything is measured (default 400, --quick 50; 0: none)
   --sync                  raw baselines fdatasync each received file before acknowledging it
   --digest NAME           the svc hosts' digest (${DIGESTS.join(', ')}; default ${TARGET_DIGEST}, which
                           the targets assume: with another one the throughput targets are SKIP)
@@ -46,6 +48,12 @@ export const USAGE = `usage: npm run bench -- [options]
 export class ArgsError extends Error {}
 
 const MiB = 1024 * 1024;
+
+function nonNegativeInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < 0) throw new ArgsError(`${flag} expects a whole number (0 or more), got ${value ?? 'nothing'}`);
+  return n;
+}
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -82,6 +90,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     sync: false,
     digest: TARGET_DIGEST,
     repeat: 1,
+    warmup: 400,
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
     keep: false,
@@ -113,6 +122,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
         break;
       }
       case '--repeat': opts.repeat = positiveInt(flag, next()); break;
+      case '--warmup': opts.warmup = nonNegativeInt(flag, next()); explicit.add('warmup'); break;
       case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
       case '--keep': opts.keep = true; break;
@@ -125,6 +135,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     if (!explicit.has('large')) opts.largeBytes = 64 * MiB;
     if (!explicit.has('small')) opts.smallCount = 100;
     if (!explicit.has('concurrent')) opts.concurrentCount = 200;
+    if (!explicit.has('warmup')) opts.warmup = 50;
   }
   selectScenarios(opts.only); // validates the names early
   return opts;

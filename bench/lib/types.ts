@@ -133,6 +133,11 @@ export interface BenchOptions {
   workRoot: string;
   /** Rounds of the whole selection (round robin, so baselines and svc see the same noise). */
   repeat: number;
+  /**
+   * Small files sent twice through the svc hosts right after they start, unmeasured: the servers'
+   * hot paths are compiled before the measured scenarios, as on a server that has been running.
+   */
+  warmup: number;
   /** Keep the temporary folder (for inspection). */
   keep: boolean;
   /** Run the svc processes with --cpu-prof and summarise their profiles (see lib/profile.ts). */
