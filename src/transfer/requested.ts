@@ -117,7 +117,8 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
           if (session.file !== null && record.globalLastStep < TaskStep.POSTTASK) session.size = (await stat(session.file)).size;
         } else {
           session.size = Number(p.length);
-          if (session.size > 0) record.transferInfo = updateInfoMap(record.transferInfo, { ORIGINALSIZE: p.length });
+          // A new record was created with it (above); a resumed one gets the size announced now.
+          if (session.size > 0 && existing !== undefined) record.transferInfo = updateInfoMap(record.transferInfo, { ORIGINALSIZE: p.length });
           await session.preTasks();
           if (record.globalLastStep < TaskStep.POSTTASK) {
             await openWorkFile(session, record.rank > 0 || existing !== undefined);
