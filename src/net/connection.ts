@@ -18,6 +18,7 @@ import {
   encodeFrame,
   encodeValidCommand,
   errorPacket,
+  FrameCopier,
   FrameSplitter,
   NOCHANNEL,
   PacketType,
@@ -32,6 +33,7 @@ import { LocalChannel } from './channel.js';
 import { frameTrace } from './frame-trace.js';
 import { disconnected, R66Error, RemoteError } from './errors.js';
 import type { AuthenticatedPartner } from './partner.js';
+import type { SocketReads } from './socket-reads.js';
 
 /** Unanswered KeepAlives after which an idle connection without channels is dropped (§9.13). */
 const MAX_UNANSWERED_KEEPALIVES = 5;
@@ -53,6 +55,8 @@ export interface ConnectionOptions {
   logger: Logger;
   /** A channel the peer opened (first frame with dstId NOCHANNEL); its first packet follows. */
   onNewChannel?: (channel: LocalChannel) => void;
+  /** The socket reads into the shared buffer (socket-reads.ts): its bytes come from here, not 'data'. */
+  reads?: SocketReads;
 }
 
 export class Connection extends EventEmitter {
@@ -61,7 +65,7 @@ export class Connection extends EventEmitter {
   /** True once any channel authenticated: an unauthenticated peer sending garbage is dropped. */
   private everAuthenticated = false;
   private readonly channels = new Map<number, LocalChannel>();
-  private readonly splitter: FrameSplitter;
+  private readonly splitter: FrameSplitter | FrameCopier;
   private readonly log: Logger;
   private closing = false;
   private closeReason: Error | null = null;
@@ -79,10 +83,17 @@ export class Connection extends EventEmitter {
     readonly options: ConnectionOptions,
   ) {
     super();
-    this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
     this.log = options.logger.child({ peer: `${socket.remoteAddress}:${socket.remotePort}` });
     this.closed = new Promise((resolve) => this.once('closed', (reason: Error) => resolve(reason)));
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // A reused read buffer's chunks are copied out frame by frame; 'data' chunks are kept as views.
+    const reads = options.reads;
+    if (reads === undefined) {
+      this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
+      socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    } else {
+      this.splitter = new FrameCopier({ maxFrameLength: options.maxFrameLength });
+      reads.attach((chunk) => this.onData(chunk));
+    }
     socket.on('error', (err) => {
       this.log.debug({ err: err.message }, 'socket error');
       this.closeReason ??= disconnected(err.message);
@@ -260,9 +271,14 @@ export class Connection extends EventEmitter {
     this.close(new R66Error(text, err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError));
   }
 
+  /**
+   * Bytes read from the socket. Emits 'bytes' (no argument) for whoever waits for a sign of life
+   * (answer-wait.ts): a socket reading into the shared buffer has no 'data' events.
+   */
   private onData(chunk: Buffer): void {
     if (this.closing) return;
     this.lastActivity = Date.now();
+    if (this.listenerCount('bytes') > 0) this.emit('bytes');
     let frames: NetworkFrame[];
     try {
       frames = this.splitter.push(chunk);

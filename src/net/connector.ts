@@ -11,16 +11,18 @@ import { acceptChannel } from './acceptor.js';
 import { Connection } from './connection.js';
 import type { NetContext } from './context.js';
 import { R66Error } from './errors.js';
+import { connectOptions, SocketReads } from './socket-reads.js';
 import { TLS_HANDSHAKE_TIMEOUT_MS, type TlsMaterial } from './tls.js';
 
 const ATTEMPTS = 3;
 const RETRY_DELAY_MS = 10;
 
-function openSocket(host: Host, tls: TlsMaterial | undefined, timeoutMs: number): Promise<Socket | TLSSocket> {
+/** `reads`: for a plain TCP partner, where the socket's reads go (socket-reads.ts). */
+function openSocket(host: Host, tls: TlsMaterial | undefined, timeoutMs: number, reads: SocketReads): Promise<Socket | TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket: Socket | TLSSocket = host.isSsl
       ? tlsConnect({ ...tls!.client, host: host.address, port: host.port })
-      : tcpConnect({ host: host.address, port: host.port });
+      : tcpConnect(connectOptions({ host: host.address, port: host.port }, reads));
     const readyEvent = host.isSsl ? 'secureConnect' : 'connect';
     const limit = host.isSsl ? timeoutMs + TLS_HANDSHAKE_TIMEOUT_MS : timeoutMs;
     const timer = setTimeout(() => {
@@ -49,7 +51,8 @@ export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial):
   let lastError: Error | undefined;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     try {
-      const socket = await openSocket(host, tls, ctx.timeoutConMs);
+      const reads = new SocketReads();
+      const socket = await openSocket(host, tls, ctx.timeoutConMs, reads);
       socket.setKeepAlive(true);
       socket.setNoDelay(true);
       return new Connection(socket, {
@@ -59,6 +62,7 @@ export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial):
         logger: ctx.logger,
         // Our side accepts channels opened by either side on any connection (§1.4).
         onNewChannel: (channel) => acceptChannel(ctx, channel),
+        reads: host.isSsl ? undefined : reads,
       });
     } catch (err) {
       lastError = err as Error;

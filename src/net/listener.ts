@@ -7,6 +7,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { acceptChannel } from './acceptor.js';
 import { Connection } from './connection.js';
 import type { NetContext } from './context.js';
+import { adoptAccepted, SocketReads } from './socket-reads.js';
 import type { TlsMaterial } from './tls.js';
 
 export const DEFAULT_PORT = 6666;
@@ -72,7 +73,7 @@ export class R66Listener {
     const tls = this.options.tls;
     const server = tls
       ? createTlsServer(tls.server, (socket) => this.onSocket(socket))
-      : createTcpServer((socket) => this.onSocket(socket));
+      : createTcpServer({ pauseOnConnect: true }, (socket) => this.onSocket(socket));
     if (tls) {
       server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
         this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
@@ -88,11 +89,23 @@ export class R66Listener {
     });
   }
 
-  private onSocket(socket: Socket | TLSSocket): void {
-    if (this.ctx.blacklist.isBanned(socket.remoteAddress)) {
+  private onSocket(accepted: Socket | TLSSocket): void {
+    if (this.ctx.blacklist.isBanned(accepted.remoteAddress)) {
       // Accept then close, nothing sent (§1.4).
-      socket.destroy();
+      accepted.destroy();
       return;
+    }
+    // A plain socket (accepted paused) goes on as one reading into the shared buffer.
+    let socket = accepted;
+    let reads: SocketReads | undefined;
+    if (this.options.tls === undefined) {
+      reads = new SocketReads();
+      const adopted = adoptAccepted(accepted, reads);
+      if (adopted !== null) socket = adopted;
+      else {
+        reads = undefined;
+        accepted.resume();
+      }
     }
     socket.setKeepAlive(true);
     socket.setNoDelay(true);
@@ -102,6 +115,7 @@ export class R66Listener {
       maxFrameLength: this.ctx.maxFrameLength,
       logger: this.ctx.logger,
       onNewChannel: (channel) => acceptChannel(this.ctx, channel),
+      reads,
     });
     this.connections.add(connection);
     socket.once('close', () => this.connections.delete(connection));

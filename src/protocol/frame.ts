@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_FRAME_LENGTH, FRAME_HEADER_SIZE, MIN_FRAME_LENGTH } from './constants.js';
 import { frameError } from './errors.js';
+import { framePool } from './frame-pool.js';
 
 /**
  * One network frame (r66-protocol.md §2): the ids of the two local channels, the packet type code
@@ -162,5 +163,127 @@ export class FrameSplitter {
     if (part.length === 0) return;
     this.parts.push(part);
     this.partLength += part.length;
+  }
+}
+
+/** Frames of at least this size are copied into pooled buffers; smaller ones into Node's small-buffer pool. */
+const POOLED_FRAME_MIN = 16 * 1024;
+/**
+ * Largest frame whose buffer is taken as soon as its length is known. A bigger one (a block size
+ * above 1 MiB, or a peer announcing the maximum and sending nothing) is kept as copies of what
+ * arrived, joined at its end: announcing a length must not make this host allocate it.
+ */
+const WHOLE_FRAME_MAX = 1024 * 1024 + 64 * 1024;
+
+function ownedBuffer(size: number): Buffer {
+  return size >= POOLED_FRAME_MIN ? framePool.takeReceived(size) : Buffer.allocUnsafe(size);
+}
+
+/**
+ * The frame splitter of a socket that reads into one reused buffer (net/socket-reads.ts): the
+ * chunk it is given is overwritten by the next read, so every frame is copied out, once, into a
+ * buffer of its own. Frames of a data block go into pooled buffers (framePool.takeReceived()),
+ * which the receiver gives back once the block is written: a large transfer then allocates no
+ * memory per block. (With a new 64 KiB buffer per read, a 1 GiB file made V8 collect its young
+ * generation every 32 MB for "external memory pressure", and at times run a full mark-compact
+ * every 60 ms; docs/performance.md, "Ninth pass".) Same limits and errors as FrameSplitter.
+ */
+export class FrameCopier {
+  private readonly max: number;
+  /** The length field while fewer than its 4 bytes arrived. */
+  private readonly head = Buffer.alloc(4);
+  private headLength = 0;
+  /** The frame being filled, and how many of its bytes arrived. */
+  private target: Buffer | null = null;
+  private filled = 0;
+  /** A frame above WHOLE_FRAME_MAX: copies of its parts so far, their bytes, and its total size. */
+  private parts: Buffer[] = [];
+  private partsHeld = 0;
+  private partsTotal = 0;
+  private failed: Error | null = null;
+
+  constructor(options: FrameDecoderOptions = {}) {
+    this.max = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+  }
+
+  /** Bytes held waiting for the rest of a frame. */
+  get bufferedBytes(): number {
+    return this.headLength + (this.target === null ? 0 : this.filled) + this.partsHeld;
+  }
+
+  /** Adds a chunk (read only during this call); returns the frames it completes, in order. */
+  push(chunk: Buffer): NetworkFrame[] {
+    if (this.failed) throw this.failed;
+    try {
+      return this.copyOut(chunk);
+    } catch (err) {
+      this.failed = err as Error;
+      this.target = null;
+      this.parts = [];
+      this.partsHeld = 0;
+      throw err;
+    }
+  }
+
+  private copyOut(chunk: Buffer): NetworkFrame[] {
+    const frames: NetworkFrame[] = [];
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.target === null && this.partsTotal === 0) {
+        let total: number;
+        if (this.headLength === 0 && chunk.length - pos >= 4) {
+          total = 4 + checkedLength(chunk.readInt32BE(pos), this.max);
+        } else {
+          const take = Math.min(4 - this.headLength, chunk.length - pos);
+          chunk.copy(this.head, this.headLength, pos, pos + take);
+          this.headLength += take;
+          pos += take;
+          if (this.headLength < 4) break;
+          total = 4 + checkedLength(this.head.readInt32BE(0), this.max);
+        }
+        this.start(total);
+      }
+      pos += this.fill(chunk, pos, frames);
+    }
+    return frames;
+  }
+
+  /** Starts a frame of `total` bytes; the length bytes already taken into `head` go first. */
+  private start(total: number): void {
+    const headBytes = this.headLength;
+    this.headLength = 0;
+    if (total <= WHOLE_FRAME_MAX) {
+      this.target = ownedBuffer(total);
+      this.head.copy(this.target, 0, 0, headBytes);
+      this.filled = headBytes;
+    } else {
+      this.partsTotal = total;
+      this.parts = headBytes > 0 ? [Buffer.from(this.head.subarray(0, headBytes))] : [];
+      this.partsHeld = headBytes;
+    }
+  }
+
+  /** Copies what `chunk` holds of the current frame from `pos`; returns the bytes taken. */
+  private fill(chunk: Buffer, pos: number, frames: NetworkFrame[]): number {
+    if (this.target !== null) {
+      const take = Math.min(this.target.length - this.filled, chunk.length - pos);
+      chunk.copy(this.target, this.filled, pos, pos + take);
+      this.filled += take;
+      if (this.filled === this.target.length) {
+        frames.push(frameAt(this.target, 0, this.target.length));
+        this.target = null;
+      }
+      return take;
+    }
+    const take = Math.min(this.partsTotal - this.partsHeld, chunk.length - pos);
+    this.parts.push(Buffer.from(chunk.subarray(pos, pos + take)));
+    this.partsHeld += take;
+    if (this.partsHeld === this.partsTotal) {
+      frames.push(frameAt(Buffer.concat(this.parts, this.partsTotal), 0, this.partsTotal));
+      this.parts = [];
+      this.partsHeld = 0;
+      this.partsTotal = 0;
+    }
+    return take;
   }
 }

@@ -55,14 +55,14 @@ function connectionAnswers(connection: Connection, timeoutMs: number): Promise<b
   return new Promise<boolean>((resolve) => {
     const done = (alive: boolean): void => {
       clearTimeout(timer);
-      socket.off('data', onData);
+      connection.off('bytes', onBytes);
       socket.off('close', onClose);
       resolve(alive);
     };
-    const onData = (): void => done(true);
+    const onBytes = (): void => done(true);
     const onClose = (): void => done(false);
     const timer = setTimeout(() => done(connection.isReadPaused), timeoutMs);
-    socket.on('data', onData);
+    connection.on('bytes', onBytes);
     socket.once('close', onClose);
     connection.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'keepAlive', way: 0 }).catch(() => done(false));
   });

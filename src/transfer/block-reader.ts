@@ -9,7 +9,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { DATA_FRAME_PREFIX_SIZE, type R66Digest } from '../protocol/index.js';
-import { framePool } from './frame-pool.js';
+import { framePool } from '../protocol/frame-pool.js';
 
 /** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
 const READ_BATCH_BYTES = 256 * 1024;

@@ -14,6 +14,7 @@ import { unexpected } from '../net/commands/unexpected.js';
 import {
   createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
 } from '../protocol/index.js';
+import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
 import { DirectWriter, wantsDirectWrites } from './direct-writer.js';
 import { RankCheckpoints } from './persistence.js';
@@ -188,7 +189,7 @@ async function receiveData(s: TransferSession): Promise<void> {
     // is there (after the sync was started), or before any packet that is not Data; between two
     // blocks the thread takes what the thread pool finished, so a write's completion can start the
     // next write or the sync while the rest is hashed.
-    const unhashed: Buffer[] = [];
+    const unhashed: Array<{ data: Buffer; hashed: () => void }> = [];
     let unhashedBytes = 0;
     const hashQueued = async (): Promise<void> => {
       window.start();
@@ -196,7 +197,9 @@ async function receiveData(s: TransferSession): Promise<void> {
       unhashedBytes = 0;
       for (let i = 0; i < blocks.length; i++) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        globalDigest?.update(blocks[i] as Buffer);
+        const block = blocks[i] as { data: Buffer; hashed: () => void };
+        globalDigest?.update(block.data);
+        block.hashed();
       }
     };
     for (;;) {
@@ -225,12 +228,16 @@ async function receiveData(s: TransferSession): Promise<void> {
             throw new R66Error(`Transfer in error due to bad Hash on data packet (${blockAlgo!.wireName})`, ErrorCode.MD5Error);
           }
         }
+        // The packet's frame goes back to the pool once nothing reads it: at once when the block was
+        // decompressed, else once written to the file (a through sink may keep it) and hashed.
+        if (data !== p.data) framePool.giveBack(p.data);
+        const done = data === p.data && sink === null ? afterAll(globalDigest ? 2 : 1, () => framePool.giveBack(data)) : noop;
         const position = expected * blockSize;
-        const queued = window.write(data, position);
+        const queued = window.write(data, position, done);
         // Awaited below: where the loop waits for room in the write queue.
         queued.catch(() => undefined);
         if (globalDigest) {
-          unhashed.push(data);
+          unhashed.push({ data, hashed: done });
           unhashedBytes += data.length;
         }
         highest = Math.max(highest, position + data.length);
@@ -421,8 +428,25 @@ const SYNCED_WRITE_MAX_BYTES = WRITE_BATCH_BYTES;
  * written() and leave in one write; a sync per early write would cost more than it overlaps.
  * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
  */
+function noop(): void {}
+
+/** A function that runs `then` on its `count`-th call. */
+function afterAll(count: number, then: () => void): () => void {
+  let left = count;
+  return () => {
+    if (--left === 0) then();
+  };
+}
+
+interface QueuedBlock {
+  data: Buffer;
+  position: number;
+  /** Called once the block is written. */
+  written: () => void;
+}
+
 class WriteWindow {
-  private queue: Array<{ data: Buffer; position: number }> = [];
+  private queue: QueuedBlock[] = [];
   private queuedBytes = 0;
   private running: Promise<void> | null = null;
   private failure: Error | null = null;
@@ -440,9 +464,9 @@ class WriteWindow {
     private readonly hold = false,
   ) {}
 
-  async write(data: Buffer, position: number): Promise<void> {
+  async write(data: Buffer, position: number, written: () => void = noop): Promise<void> {
     if (this.failure) throw this.failure;
-    this.queue.push({ data, position });
+    this.queue.push({ data, position, written });
     this.queuedCount++;
     this.queuedBytes += data.length;
     if (this.queuedBytes >= WRITE_BATCH_BYTES) this.begin();
@@ -490,6 +514,7 @@ class WriteWindow {
         const position = (run[0] as { position: number }).position;
         const wroteDirect = this.direct !== null && (await this.direct.write(buffers, position, bytes));
         if (!wroteDirect) await writeRun(this.fh, buffers, position, bytes);
+        for (const b of run) b.written();
         this.writtenCount += run.length;
         const reached = this.waiters.filter((w) => w.count <= this.writtenCount);
         this.waiters = this.waiters.filter((w) => w.count > this.writtenCount);
@@ -511,13 +536,13 @@ async function trimPadding(fh: FileHandle, direct: DirectWriter | null, end: num
 }
 
 /** Removes and returns the longest run at the head of `queue` whose blocks follow each other on disk. */
-function takeConsecutive(queue: Array<{ data: Buffer; position: number }>, maxBytes: number): Array<{ data: Buffer; position: number }> {
-  const first = queue[0] as { data: Buffer; position: number };
+function takeConsecutive(queue: QueuedBlock[], maxBytes: number): QueuedBlock[] {
+  const first = queue[0] as QueuedBlock;
   let end = first.position + first.data.length;
   let bytes = first.data.length;
   let n = 1;
   while (n < queue.length) {
-    const b = queue[n] as { data: Buffer; position: number };
+    const b = queue[n] as QueuedBlock;
     if (b.position !== end || bytes + b.data.length > maxBytes) break;
     end += b.data.length;
     bytes += b.data.length;

@@ -15,7 +15,7 @@ import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
 import { BlockReader } from './block-reader.js';
-import { framePool } from './frame-pool.js';
+import { framePool } from '../protocol/frame-pool.js';
 import { RankCheckpoints } from './persistence.js';
 import { throughSourceHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';

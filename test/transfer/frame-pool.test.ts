@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
-import { FramePool, framePool } from '../../src/transfer/frame-pool.js';
+import { FramePool, framePool } from '../../src/protocol/frame-pool.js';
 import { addRules, closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');

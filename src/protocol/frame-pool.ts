@@ -1,6 +1,7 @@
 /**
- * Reusable frame buffers of the sender's data path (design.md §5: "a buffer pool with the frame
- * header written in place").
+ * Reusable frame buffers of the data path (design.md §5: "a buffer pool with the frame header
+ * written in place"): the sender's frames, and the frames a plain TCP connection copies out of
+ * its socket's reused read buffer (net/socket-reads.ts, FrameCopier in frame.ts).
  *
  * Each block is read straight into its own frame buffer (block-reader.ts). Allocated per block, a
  * 250 KB file costs four 64 KiB buffers from malloc, freed only when the garbage collector finds
@@ -16,6 +17,11 @@
 
 /** Free frames kept for reuse: 128 frames of a 64 KiB block, more than 16 small transfers use at once. */
 const MAX_FREE_BYTES = 8 * 1024 * 1024;
+/**
+ * Received frames are taken in sizes rounded up to this step: the last block of each file has a
+ * size of its own, and exact sizes would fill the free lists with frames no later file fits.
+ */
+const RECEIVED_SIZE_STEP = 16 * 1024;
 
 export class FramePool {
   private readonly free = new Map<number, Buffer[]>();
@@ -38,6 +44,29 @@ export class FramePool {
     this.allocated++;
     // Its own memory (never a slice of Node's shared 8 KiB pool): it is handed out again whole.
     return Buffer.allocUnsafeSlow(size);
+  }
+
+  /** Frames of takeReceived(), by their memory: giveBack() finds the frame from any view of it. */
+  private readonly received = new WeakMap<ArrayBufferLike, Buffer>();
+
+  /**
+   * A buffer of `size` bytes for a received frame: a view of a pooled frame of a rounded-up size.
+   * What is read from it (a data block) goes back with giveBack() once nothing uses it any more.
+   */
+  takeReceived(size: number): Buffer {
+    const frame = this.take(Math.ceil(size / RECEIVED_SIZE_STEP) * RECEIVED_SIZE_STEP);
+    this.received.set(frame.buffer, frame);
+    return frame.subarray(0, size);
+  }
+
+  /**
+   * Gives back the received frame `view` lies in, if it is one of takeReceived()'s: the caller is
+   * done with every view of it (its block was written and hashed). Anything else is left to the
+   * garbage collector.
+   */
+  giveBack(view: Buffer): void {
+    const frame = this.received.get(view.buffer);
+    if (frame !== undefined) this.give(frame);
   }
 
   /** Gives back a frame from take() that nothing reads or writes any more (its write completed). */
