@@ -19,7 +19,6 @@ import {
   encodeValidCommand,
   errorPacket,
   FrameCopier,
-  FrameSplitter,
   NOCHANNEL,
   PacketType,
   ProtocolError,
@@ -65,7 +64,7 @@ export class Connection extends EventEmitter {
   /** True once any channel authenticated: an unauthenticated peer sending garbage is dropped. */
   private everAuthenticated = false;
   private readonly channels = new Map<number, LocalChannel>();
-  private readonly splitter: FrameSplitter | FrameCopier;
+  private readonly splitter: FrameCopier;
   private readonly log: Logger;
   private closing = false;
   private closeReason: Error | null = null;
@@ -85,15 +84,13 @@ export class Connection extends EventEmitter {
     super();
     this.log = options.logger.child({ peer: `${socket.remoteAddress}:${socket.remotePort}` });
     this.closed = new Promise((resolve) => this.once('closed', (reason: Error) => resolve(reason)));
-    // A reused read buffer's chunks are copied out frame by frame; 'data' chunks are kept as views.
+    // Frames are copied out of what is read, data blocks into pooled frames (FrameCopier): a shared
+    // read buffer is overwritten by the next read, and a TLS socket's chunks, no longer held by the
+    // blocks in them until those are written, die young instead of reaching the old generation.
+    this.splitter = new FrameCopier({ maxFrameLength: options.maxFrameLength });
     const reads = options.reads;
-    if (reads === undefined) {
-      this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
-      socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    } else {
-      this.splitter = new FrameCopier({ maxFrameLength: options.maxFrameLength });
-      reads.attach((chunk) => this.onData(chunk));
-    }
+    if (reads === undefined) socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    else reads.attach((chunk) => this.onData(chunk));
     socket.on('error', (err) => {
       this.log.debug({ err: err.message }, 'socket error');
       this.closeReason ??= disconnected(err.message);
