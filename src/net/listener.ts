@@ -95,18 +95,12 @@ export class R66Listener {
       accepted.destroy();
       return;
     }
-    // A plain socket (accepted paused) goes on as one reading into the shared buffer.
-    let socket = accepted;
-    let reads: SocketReads | undefined;
-    if (this.options.tls === undefined) {
-      reads = new SocketReads();
-      const adopted = adoptAccepted(accepted, reads);
-      if (adopted !== null) socket = adopted;
-      else {
-        reads = undefined;
-        accepted.resume();
-      }
-    }
+    // A plain socket (accepted paused) goes on as one reading into the shared buffer; a TLS one,
+    // or one that cannot be adopted, reads through its 'data' events.
+    const reads = this.options.tls === undefined ? new SocketReads() : undefined;
+    const adopted = reads === undefined ? null : adoptAccepted(accepted, reads);
+    const socket = adopted ?? accepted;
+    if (adopted === null) accepted.resume();
     socket.setKeepAlive(true);
     socket.setNoDelay(true);
     const connection = new Connection(socket, {
@@ -115,7 +109,7 @@ export class R66Listener {
       maxFrameLength: this.ctx.maxFrameLength,
       logger: this.ctx.logger,
       onNewChannel: (channel) => acceptChannel(this.ctx, channel),
-      reads,
+      reads: adopted === null ? undefined : reads,
     });
     this.connections.add(connection);
     socket.once('close', () => this.connections.delete(connection));

@@ -412,22 +412,6 @@ const WRITE_BATCH_BYTES = 1 << 20;
 /** Largest announced size written in one go through an O_DSYNC handle (startWorkFile()). */
 const SYNCED_WRITE_MAX_BYTES = WRITE_BATCH_BYTES;
 
-/**
- * The receiver's file writes: one write in flight at a time, and the blocks that arrive meanwhile
- * written together by the next one (a single writev when their positions follow each other). Writes
- * to one file are serialised by the file system anyway (ext4's inode lock): several in flight only
- * queued in the thread pool, one thread-pool round trip per block; batched, a small file of four
- * blocks takes one. The first failure is reported by the next call.
- *
- * Writing starts at start() (the data loop calls it before it hashes or waits for a packet), at
- * drain() and written(), or once WRITE_BATCH_BYTES are queued: the blocks of one socket read then
- * leave in one writev, before the hash keeps this thread busy. Started at the first block, the
- * rest waited for the hash to end: the completion that issues the next write runs on this thread.
- *
- * `hold`: the file's handle syncs every write (O_DSYNC), so the blocks wait for drain() or
- * written() and leave in one write; a sync per early write would cost more than it overlaps.
- * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
- */
 function noop(): void {}
 
 /** A function that runs `then` on its `count`-th call. */
@@ -445,6 +429,22 @@ interface QueuedBlock {
   written: () => void;
 }
 
+/**
+ * The receiver's file writes: one write in flight at a time, and the blocks that arrive meanwhile
+ * written together by the next one (a single writev when their positions follow each other). Writes
+ * to one file are serialised by the file system anyway (ext4's inode lock): several in flight only
+ * queued in the thread pool, one thread-pool round trip per block; batched, a small file of four
+ * blocks takes one. The first failure is reported by the next call.
+ *
+ * Writing starts at start() (the data loop calls it before it hashes or waits for a packet), at
+ * drain() and written(), or once WRITE_BATCH_BYTES are queued: the blocks of one socket read then
+ * leave in one writev, before the hash keeps this thread busy. Started at the first block, the
+ * rest waited for the hash to end: the completion that issues the next write runs on this thread.
+ *
+ * `hold`: the file's handle syncs every write (O_DSYNC), so the blocks wait for drain() or
+ * written() and leave in one write; a sync per early write would cost more than it overlaps.
+ * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
+ */
 class WriteWindow {
   private queue: QueuedBlock[] = [];
   private queuedBytes = 0;
