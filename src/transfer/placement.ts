@@ -133,8 +133,10 @@ export async function ensureDirectory(dir: string): Promise<void> {
   }
 }
 
+/** Whether this platform has O_DSYNC (Linux and macOS do, Windows does not). */
+export const SYNCED_WRITES_AVAILABLE = typeof fsConstants.O_DSYNC === 'number';
 /** `wx` with O_DSYNC: each write returns once its data (and the file's size) is on disk. */
-const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_DSYNC;
+const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_DSYNC ?? 0);
 
 /**
  * Creates the work file `file` (exclusive) and returns its handle. The directory is created only
@@ -142,7 +144,7 @@ const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O
  * `syncedWrites`: opened with O_DSYNC, so that a write needs no fdatasync after it (receiver.ts).
  */
 export async function createWorkFile(file: string, syncedWrites = false): Promise<FileHandle> {
-  const create = (): Promise<FileHandle> => open(file, syncedWrites ? CREATE_SYNCED : 'wx');
+  const create = (): Promise<FileHandle> => open(file, syncedWrites && SYNCED_WRITES_AVAILABLE ? CREATE_SYNCED : 'wx');
   try {
     return await create();
   } catch (err) {

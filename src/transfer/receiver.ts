@@ -18,7 +18,7 @@ import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
 import { DirectWriter, wantsDirectWrites } from './direct-writer.js';
 import { RankCheckpoints } from './persistence.js';
-import { createWorkFile, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
+import { createWorkFile, finalPath, moveToFinal, removeQuietly, SYNCED_WRITES_AVAILABLE, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
 import { throughSinkHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
@@ -83,7 +83,7 @@ export async function startWorkFile(s: TransferSession): Promise<void> {
   // A small file is written in one go once all of it is there (WriteWindow's `hold`), through a
   // handle opened with O_DSYNC: that write is its sync, one thread-pool round trip and one wait on
   // the EndTransfer answer's path fewer than a write then an fdatasync (docs/performance.md).
-  s.workWritesSynced = s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES;
+  s.workWritesSynced = SYNCED_WRITES_AVAILABLE && s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES;
   const handle = createWorkFile(file, s.workWritesSynced).catch((err: NodeJS.ErrnoException) => {
     throw new R66Error(`cannot create the work file ${file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
   });
