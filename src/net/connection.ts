@@ -18,7 +18,7 @@ import {
   encodeFrame,
   encodeValidCommand,
   errorPacket,
-  FrameCopier,
+  FrameSplitter,
   NOCHANNEL,
   PacketType,
   ProtocolError,
@@ -64,7 +64,7 @@ export class Connection extends EventEmitter {
   /** True once any channel authenticated: an unauthenticated peer sending garbage is dropped. */
   private everAuthenticated = false;
   private readonly channels = new Map<number, LocalChannel>();
-  private readonly splitter: FrameCopier;
+  private readonly splitter: FrameSplitter;
   private readonly log: Logger;
   private closing = false;
   private closeReason: Error | null = null;
@@ -84,10 +84,10 @@ export class Connection extends EventEmitter {
     super();
     this.log = options.logger.child({ peer: `${socket.remoteAddress}:${socket.remotePort}` });
     this.closed = new Promise((resolve) => this.once('closed', (reason: Error) => resolve(reason)));
-    // Frames are copied out of what is read, data blocks into pooled frames (FrameCopier): a shared
-    // read buffer is overwritten by the next read, and a TLS socket's chunks, no longer held by the
+    // The splitter copies frames out of what is read, data blocks into pooled frames: a shared read
+    // buffer is overwritten by the next read, and a TLS socket's chunks, no longer held by the
     // blocks in them until those are written, die young instead of reaching the old generation.
-    this.splitter = new FrameCopier({ maxFrameLength: options.maxFrameLength });
+    this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
     const reads = options.reads;
     if (reads === undefined) socket.on('data', (chunk: Buffer) => this.onData(chunk));
     else reads.attach((chunk) => this.onData(chunk));

@@ -1,7 +1,7 @@
 /**
  * Plain TCP sockets read into one buffer that every socket of the process reuses (Node's `onread`
  * option), instead of a new 64 KiB buffer per read. Each read's callback runs to its end before
- * the next read of any socket, and the connection copies its frames out during it (FrameCopier in
+ * the next read of any socket, and the connection copies its frames out during it (FrameSplitter in
  * protocol/frame.ts), so one buffer serves them all. Per-read buffers made V8 collect garbage for
  * "external memory pressure" every 32 MB received, and at times run a full collection every 60 ms
  * for a whole large transfer: twice the receiving host's CPU (docs/performance.md, "Ninth pass").

@@ -1,7 +1,7 @@
 /**
  * Reusable frame buffers of the data path (design.md §5: "a buffer pool with the frame header
- * written in place"): the sender's frames, and the frames a plain TCP connection copies out of
- * its socket's reused read buffer (net/socket-reads.ts, FrameCopier in frame.ts).
+ * written in place"): the sender's frames, and the frames a connection copies out of what it
+ * reads (FrameSplitter in frame.ts; net/socket-reads.ts).
  *
  * Each block is read straight into its own frame buffer (block-reader.ts). Allocated per block, a
  * 250 KB file costs four 64 KiB buffers from malloc, freed only when the garbage collector finds

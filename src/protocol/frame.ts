@@ -74,98 +74,6 @@ export function encodeNetworkFrame(dstId: number, srcId: number, code: number, l
   return out;
 }
 
-/**
- * Incremental frame splitter for a TCP byte stream. Feed it the chunks as they arrive; it returns
- * the complete frames. Frames lying wholly inside one chunk are returned as views of that chunk
- * (no copy); a frame spread over chunks is assembled once into a buffer of its exact size.
- * A declared length above the limit (or below 9) throws a fatal ProtocolError before anything of
- * that frame is buffered; the splitter then stays failed (the connection must be closed).
- */
-export class FrameSplitter {
-  private readonly max: number;
-  private parts: Buffer[] = [];
-  private partLength = 0;
-  /** Total size of the frame being assembled (length field included), or -1 while unknown. */
-  private need = -1;
-  private failed: Error | null = null;
-
-  constructor(options: FrameDecoderOptions = {}) {
-    this.max = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
-  }
-
-  /** Bytes held waiting for the rest of a frame. */
-  get bufferedBytes(): number {
-    return this.partLength;
-  }
-
-  /** Adds a chunk; returns the frames it completes, in order. */
-  push(chunk: Buffer): NetworkFrame[] {
-    if (this.failed) throw this.failed;
-    try {
-      return this.split(chunk);
-    } catch (err) {
-      this.failed = err as Error;
-      this.parts = [];
-      this.partLength = 0;
-      throw err;
-    }
-  }
-
-  private split(chunk: Buffer): NetworkFrame[] {
-    const frames: NetworkFrame[] = [];
-    let pos = 0;
-    if (this.partLength > 0) {
-      pos = this.completePending(chunk, frames);
-      if (this.partLength > 0) return frames;
-    }
-    while (chunk.length - pos >= 4) {
-      const total = 4 + checkedLength(chunk.readInt32BE(pos), this.max);
-      if (chunk.length - pos < total) {
-        this.need = total;
-        break;
-      }
-      frames.push(frameAt(chunk, pos, total));
-      pos += total;
-    }
-    if (pos < chunk.length) {
-      // The remainder is kept as a view; it is copied once, when its frame is complete.
-      this.parts = [chunk.subarray(pos)];
-      this.partLength = chunk.length - pos;
-    }
-    return frames;
-  }
-
-  /** Continues the frame started in earlier chunks; returns how many bytes of `chunk` it used. */
-  private completePending(chunk: Buffer, frames: NetworkFrame[]): number {
-    let pos = 0;
-    if (this.need < 0) {
-      pos = Math.min(4 - this.partLength, chunk.length);
-      this.append(chunk.subarray(0, pos));
-      if (this.partLength < 4) return pos;
-      const head = Buffer.concat(this.parts, this.partLength);
-      this.need = 4 + checkedLength(head.readInt32BE(0), this.max);
-      this.parts = [head];
-    }
-    const take = Math.min(this.need - this.partLength, chunk.length - pos);
-    this.append(chunk.subarray(pos, pos + take));
-    pos += take;
-    if (this.partLength === this.need) {
-      const whole = Buffer.concat(this.parts, this.need);
-      frames.push(frameAt(whole, 0, this.need));
-      this.parts = [];
-      this.partLength = 0;
-      this.need = -1;
-    }
-    return pos;
-  }
-
-  private append(part: Buffer): void {
-    if (part.length === 0) return;
-    this.parts.push(part);
-    this.partLength += part.length;
-  }
-}
-
 /** Frames of at least this size are copied into pooled buffers; smaller ones into Node's small-buffer pool. */
 const POOLED_FRAME_MIN = 16 * 1024;
 /**
@@ -180,15 +88,19 @@ function ownedBuffer(size: number): Buffer {
 }
 
 /**
- * The frame splitter of a socket that reads into one reused buffer (net/socket-reads.ts): the
- * chunk it is given is overwritten by the next read, so every frame is copied out, once, into a
- * buffer of its own. Frames of a data block go into pooled buffers (framePool.takeReceived()),
- * which the receiver gives back once the block is written: a large transfer then allocates no
- * memory per block. (With a new 64 KiB buffer per read, a 1 GiB file made V8 collect its young
- * generation every 32 MB for "external memory pressure", and at times run a full mark-compact
- * every 60 ms; docs/performance.md, "Ninth pass".) Same limits and errors as FrameSplitter.
+ * Incremental frame splitter for a TCP byte stream. Feed it the chunks as they arrive; it returns
+ * the complete frames. A chunk is read only during push(): a socket reading into one reused buffer
+ * (net/socket-reads.ts) overwrites it with the next read. So every frame is copied out, once, into
+ * a buffer of its own; frames of a data block into pooled buffers (framePool.takeReceived()), which
+ * the receiver gives back once the block is written and hashed: a large transfer then allocates no
+ * memory per block. (With a new 64 KiB buffer per read held by its blocks, a 1 GiB file made V8
+ * collect its young generation every 32 MB for "external memory pressure", and at times run a full
+ * mark-compact every 60 ms; docs/performance.md, "Ninth pass", decision 0020.)
+ *
+ * A declared length above the limit (or below 9) throws a fatal ProtocolError before anything of
+ * that frame is buffered; the splitter then stays failed (the connection must be closed).
  */
-export class FrameCopier {
+export class FrameSplitter {
   private readonly max: number;
   /** The length field while fewer than its 4 bytes arrived. */
   private readonly head = Buffer.alloc(4);
@@ -218,9 +130,11 @@ export class FrameCopier {
       return this.copyOut(chunk);
     } catch (err) {
       this.failed = err as Error;
+      this.headLength = 0;
       this.target = null;
       this.parts = [];
       this.partsHeld = 0;
+      this.partsTotal = 0;
       throw err;
     }
   }

@@ -1,8 +1,9 @@
-// FrameCopier: the splitter of sockets that read into one reused buffer (net/socket-reads.ts).
-// Every frame must survive the buffer being overwritten after each push, whatever the chunking.
+// FrameSplitter copies frames out of what a socket read: with sockets reading into one reused
+// buffer (net/socket-reads.ts), every frame must survive the buffer being overwritten after each
+// push, whatever the chunking.
 import { describe, expect, it } from 'vitest';
 import { prng } from '../helpers/prng.js';
-import { FrameCopier, FrameSplitter, ProtocolError, type NetworkFrame } from '../../src/protocol/index.js';
+import { decodeNetworkFrame, FrameSplitter, ProtocolError, type NetworkFrame } from '../../src/protocol/index.js';
 import { FramePool, framePool } from '../../src/protocol/frame-pool.js';
 import { captureFiles, readCaptureFile } from './capture-file.js';
 
@@ -21,35 +22,47 @@ function frame(localLength: number, code: number, fill: number): Buffer {
 
 const SEEDS = captureFiles().flatMap((f) => readCaptureFile(f)).filter((f) => f.complete).map((f) => f.bytes);
 
+/** The frames of a whole stream, decoded in one piece by decodeNetworkFrame (no splitter). */
+function wholeStream(wire: Buffer, maxFrameLength: number): NetworkFrame[] {
+  const frames: NetworkFrame[] = [];
+  for (let at = 0; at < wire.length; ) {
+    const next = decodeNetworkFrame(wire, at, { maxFrameLength });
+    if (next === null) break;
+    frames.push(next.frame);
+    at = next.next;
+  }
+  return frames;
+}
+
 const plain = (frames: NetworkFrame[]): unknown[] => frames.map((f) => ({ dst: f.dstId, src: f.srcId, code: f.code, local: Buffer.from(f.localPacket).toString('hex') }));
 
 /** Feeds `wire` through one reused buffer in random chunks, scribbling over it after each push. */
-function copyThroughReusedBuffer(wire: Buffer, copier: FrameCopier, maxChunk: number): NetworkFrame[] {
+function copyThroughReusedBuffer(wire: Buffer, splitter: FrameSplitter, maxChunk: number): NetworkFrame[] {
   const reused = Buffer.alloc(maxChunk);
   const out: NetworkFrame[] = [];
   for (let pos = 0; pos < wire.length; ) {
     const n = Math.min(1 + int(maxChunk), wire.length - pos);
     wire.copy(reused, 0, pos, pos + n);
-    out.push(...copier.push(reused.subarray(0, n)));
+    out.push(...splitter.push(reused.subarray(0, n)));
     reused.fill(0xee);
     pos += n;
   }
   return out;
 }
 
-describe('FrameCopier', () => {
-  it('gives the frames FrameSplitter gives, though the chunk buffer is overwritten after each push', () => {
+describe('FrameSplitter', () => {
+  it('gives the frames of the whole stream, though the chunk buffer is overwritten after each push', () => {
     const big = 1024 * 1024 + 200 * 1024; // above the size taken whole at once: kept as parts
     const parts = [...SEEDS.slice(0, 300), frame(65536 + 40, 3, 0x41), frame(53392 + 40, 3, 0x42), frame(big, 3, 0x43), frame(0, 23, 0), ...SEEDS.slice(300, 600)];
     const wire = Buffer.concat(parts);
-    const expected = plain(new FrameSplitter({ maxFrameLength: 4 << 20 }).push(wire));
+    const expected = plain(wholeStream(wire, 4 << 20));
     expect(expected.length).toBe(parts.length);
     for (const maxChunk of [1, 3, 5, 17, 4096, 65536, 256 * 1024]) {
-      const copier = new FrameCopier({ maxFrameLength: 4 << 20 });
-      const got = copyThroughReusedBuffer(maxChunk < 17 ? wire.subarray(0, 20_000) : wire, copier, maxChunk);
-      const want = maxChunk < 17 ? plain(new FrameSplitter({ maxFrameLength: 4 << 20 }).push(wire.subarray(0, 20_000))) : expected;
+      const splitter = new FrameSplitter({ maxFrameLength: 4 << 20 });
+      const got = copyThroughReusedBuffer(maxChunk < 17 ? wire.subarray(0, 20_000) : wire, splitter, maxChunk);
+      const want = maxChunk < 17 ? plain(wholeStream(wire.subarray(0, 20_000), 4 << 20)) : expected;
       expect(plain(got)).toEqual(want);
-      if (maxChunk >= 17) expect(copier.bufferedBytes).toBe(0);
+      if (maxChunk >= 17) expect(splitter.bufferedBytes).toBe(0);
     }
   });
 
@@ -57,23 +70,24 @@ describe('FrameCopier', () => {
     for (const len of [8, -1, 0x7fffffff, 256 * 1024 + 1]) {
       const head = Buffer.alloc(4);
       head.writeInt32BE(len, 0);
-      const copier = new FrameCopier({ maxFrameLength: 256 * 1024 });
+      const splitter = new FrameSplitter({ maxFrameLength: 256 * 1024 });
       const allocated = framePool.allocated;
       expect(() => {
-        copier.push(head.subarray(0, 2));
-        copier.push(head.subarray(2));
+        splitter.push(head.subarray(0, 2));
+        splitter.push(head.subarray(2));
       }).toThrow(ProtocolError);
       expect(framePool.allocated).toBe(allocated);
-      expect(() => copier.push(Buffer.from(SEEDS[0] as Buffer))).toThrow(ProtocolError);
+      expect(splitter.bufferedBytes).toBe(0);
+      expect(() => splitter.push(Buffer.from(SEEDS[0] as Buffer))).toThrow(ProtocolError);
     }
   });
 
   it('a length announced above 1 MiB takes memory only as its bytes arrive', () => {
-    const copier = new FrameCopier({ maxFrameLength: 16 << 20 });
+    const splitter = new FrameSplitter({ maxFrameLength: 16 << 20 });
     const head = Buffer.alloc(4);
     head.writeInt32BE(16 << 20, 0);
-    expect(copier.push(head)).toEqual([]);
-    expect(copier.bufferedBytes).toBe(4);
+    expect(splitter.push(head)).toEqual([]);
+    expect(splitter.bufferedBytes).toBe(4);
   });
 
   it('copies block frames into pooled memory that comes back for the next frames', () => {
@@ -89,11 +103,11 @@ describe('FrameCopier', () => {
   });
 
   it('a data block copied out of a read lies in a frame of the process pool', () => {
-    const copier = new FrameCopier();
-    const [f] = copier.push(frame(65536 + 40, 3, 0x55));
+    const splitter = new FrameSplitter();
+    const [f] = splitter.push(frame(65536 + 40, 3, 0x55));
     const allocated = framePool.allocated;
     framePool.giveBack(f!.localPacket);
-    const [g] = copier.push(frame(65536 + 40, 3, 0x56));
+    const [g] = splitter.push(frame(65536 + 40, 3, 0x56));
     expect(framePool.allocated).toBe(allocated);
     expect(g!.localPacket.buffer).toBe(f!.localPacket.buffer);
     expect(g!.localPacket[100]).toBe(0x56);
