@@ -34,7 +34,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --concurrency N         transfers in flight in the concurrent scenario (default 16)
   --repeat N              run the selection N times, round robin; each figure is the median
   --warmup N              small files sent twice (msend, then masend) through the svc hosts once
-                          they start, before anything is measured (default 400, --quick 50; 0: none)
+                          they start, before anything is measured (default 1200, --quick 50; 0: none)
   --sync                  raw baselines fdatasync each received file before acknowledging it
   --digest NAME           the svc hosts' digest (${DIGESTS.join(', ')}; default ${TARGET_DIGEST}, which
                           the targets assume: with another one the throughput targets are SKIP)
@@ -90,7 +90,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     sync: false,
     digest: TARGET_DIGEST,
     repeat: 1,
-    warmup: 400,
+    warmup: 1200,
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
     keep: false,
