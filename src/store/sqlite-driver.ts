@@ -12,8 +12,12 @@
  * queue is written, synchronously, so another connection (another process, a test) never waits
  * for this one across a loop turn.
  *
- * Reads are never delayed: a read first writes what is queued, so it sees every change made
- * before it, as it did when each statement was committed at once. Explicit transactions
+ * Reads are never delayed: a read of a table with queued changes first writes what is queued, so
+ * it sees every change made before it, as it did when each statement was committed at once. A read
+ * that names none of those tables leaves the queue to its group: the requester reads its partner
+ * in HOSTS for every transfer, and that read committed the RUNNER changes of the transfers in flight
+ * early, in groups of two or three instead of the whole turn's (docs/performance.md, "Tenth
+ * pass"). Explicit transactions
  * (`db.transaction()`) have the connection to themselves: queued changes are written before
  * BEGIN, and other queries wait until COMMIT or ROLLBACK.
  */
@@ -57,6 +61,37 @@ export class StatementCache {
 /** A row change that may wait for the group: plain DML without RETURNING. */
 const GROUPABLE = /^\s*(insert|update|delete|replace)\b/i;
 
+/** Where a groupable change names its table: `"runner"`, `runner`, `main.runner`, `"main"."runner"`. */
+const CHANGED_TABLE = /^\s*(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+([^\s(]+)/i;
+
+/** The table (lower case, without schema or quotes) a groupable change writes; undefined if not told. */
+export function changedTable(changeSql: string): string | undefined {
+  const target = CHANGED_TABLE.exec(changeSql)?.[1];
+  const name = target?.split('.').pop()?.replace(/["`[\]]/g, '').toLowerCase();
+  return name !== undefined && /^[\w$]+$/.test(name) ? name : undefined;
+}
+
+/** A plain read: the only statement that may run while changes wait in the queue. */
+const PLAIN_READ = /^\s*select\b/i;
+
+/**
+ * Whether `readSql` may read one of `tables` (lower case): any mention of the name as a word,
+ * quoted or not, counts (a column of the same name too: a needless flush, never a missed one).
+ */
+export function mayRead(readSql: string, tables: ReadonlySet<string>): boolean {
+  const text = readSql.toLowerCase();
+  for (const table of tables) {
+    let at = text.indexOf(table);
+    while (at >= 0) {
+      const before = at === 0 ? '' : text[at - 1] as string;
+      const after = text[at + table.length] ?? '';
+      if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) return true;
+      at = text.indexOf(table, at + 1);
+    }
+  }
+  return false;
+}
+
 interface QueuedChange {
   stmt: SqliteDatabase.Statement;
   parameters: readonly unknown[];
@@ -77,6 +112,8 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
 
 class GroupCommitDriver implements Driver {
   private queue: QueuedChange[] = [];
+  /** Tables the queued changes write (lower case); null: one of them could not be told. */
+  private queuedTables: Set<string> | null = new Set();
   private flushScheduled = false;
   /** The connection handle inside BEGIN ... COMMIT, if any. */
   private owner: Handle | null = null;
@@ -142,12 +179,22 @@ class GroupCommitDriver implements Driver {
     if (this.owner === null && !stmt.reader && GROUPABLE.test(query.sql)) {
       return new Promise<QueryResult<R>>((resolve, reject) => {
         this.queue.push({ stmt, parameters, resolve: resolve as (r: QueryResult<never>) => void, reject });
+        const table = changedTable(query.sql);
+        if (table === undefined) this.queuedTables = null;
+        else this.queuedTables?.add(table);
         this.scheduleFlush();
       });
     }
-    // Anything else sees, and comes after, every change queued before it.
-    if (this.owner === null) this.flush();
+    // Anything else sees, and comes after, every change queued before it; a read of other tables
+    // has nothing to see there.
+    if (this.owner === null && !this.readsAround(query.sql, stmt)) this.flush();
     return stmt.reader ? { rows: stmt.all(parameters) as R[] } : runResult(stmt.run(parameters));
+  }
+
+  /** Whether `sql` is a read that no queued change can alter: it may run before the queue's commit. */
+  private readsAround(sql: string, stmt: SqliteDatabase.Statement): boolean {
+    if (this.queue.length === 0) return true;
+    return stmt.reader && this.queuedTables !== null && PLAIN_READ.test(sql) && !mayRead(sql, this.queuedTables);
   }
 
   /** Waits while another handle's transaction is open. */
@@ -182,6 +229,7 @@ class GroupCommitDriver implements Driver {
     if (this.queue.length === 0) return;
     const group = this.queue;
     this.queue = [];
+    this.queuedTables = new Set();
     const db = this.statements.database;
     if (this.closed && !db.open) {
       for (const c of group) c.reject(new Error('the database is closed'));
