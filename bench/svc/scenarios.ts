@@ -230,9 +230,11 @@ class Suite implements SvcSuite {
    * Runs the small-file paths of both servers before anything is measured: `msend` of the warm-up
    * set to hostb, then `masend` of it through hosta's scheduler, waiting for every file at hostb.
    * A server runs for months; one just started is still compiling its hot paths with TurboFan on
-   * the machine's other core, and ran the first few hundred small transfers 20-30% slower
-   * (docs/performance.md, "Ninth pass"). The client commands stay cold: each is a new process, as a
-   * user's is. The msend part's rate is logged: what cold servers do.
+   * the machine's other core, and ran the first few hundred small transfers 20-30% slower; the
+   * functions run once per transfer are optimized only after several hundred transfers, hence the
+   * default of 1200 (docs/performance.md, "Ninth pass", "Tenth pass"). The client commands stay
+   * cold: each is a new process, as a user's is. The msend part's rate is logged: what cold servers
+   * do.
    */
   async warmUp(ctx: ScenarioContext, count: number): Promise<void> {
     const { b } = this.hosts;
