@@ -1,11 +1,15 @@
 /**
- * Writes of a large received file that bypass the page cache (O_DIRECT, decision 0019).
+ * Writes of a received file that bypass the page cache (O_DIRECT, decision 0019).
  *
  * A buffered write copies every byte into the page cache, and the kernel writes it back later: on
  * our 2-core bench machine that copy was 30% of the receiving host's CPU in a 1 GiB transfer
  * (`copy_folio_from_iter_atomic` in the thread pool, docs/performance.md "Seventh pass"), and a
  * large file evicted everything else from the cache. With O_DIRECT the device reads the data from
  * our buffer: `dd` wrote 1 GiB here in 0.67 s with 1 MiB direct writes against 2.0 s buffered.
+ * Small files pay the copy too, and more per byte when each new page of the cache is a fresh page
+ * of the virtual machine: up to half of the receiving host's thread-pool time in 250 KB transfers
+ * ("Tenth pass"). Each costs two more file operations (the second handle's open and close) and
+ * a truncation of the padding, so files below DIRECT_MIN_BYTES stay buffered.
  *
  * O_DIRECT wants the buffer's address, the file offset and the length aligned to the device's
  * logical block. Socket buffers are not aligned, so each run of blocks is copied into an aligned
@@ -25,14 +29,19 @@ import { envFlag } from '../config/env-flag.js';
 
 /** Alignment of offsets, lengths and buffers: 4096 covers 512- and 4096-byte logical blocks. */
 export const DIRECT_ALIGN = 4096;
-/** Smallest announced size written with O_DIRECT: below it a direct write's latency costs more than the copy. */
-export const DIRECT_MIN_BYTES = 16 << 20;
+/**
+ * Smallest announced size written with O_DIRECT. 250 KB files measured a gain (small-concurrent
+ * host-b CPU 4.6-5.8 -> 3.5-3.9 s, small-seq unchanged or better); below about 128 KiB the copy
+ * it saves costs about what the extra open, close and truncation do.
+ */
+export const DIRECT_MIN_BYTES = 128 << 10;
 /** Size of one staging buffer: the write window's largest run (receiver.ts WRITE_BATCH_BYTES). */
 const STAGING_BYTES = 1 << 20;
 /**
- * Staging buffers in the arena: as many large files received at once with direct writes; more wait
- * for none and are written buffered. Untouched slots cost no memory (the arena is zero pages until
- * written), a used one 1 MiB that stays resident.
+ * Staging buffers in the arena: as many files received at once with direct writes (twice the
+ * default `runlimit`); more get none and are written buffered. Untouched slots cost no memory (the
+ * arena is zero pages until written), a used one what was staged in it (up to 1 MiB) that stays
+ * resident.
  */
 const STAGING_SLOTS = 32;
 const WASM_PAGE = 65536;

@@ -82,7 +82,9 @@ export async function startWorkFile(s: TransferSession): Promise<void> {
   r.rank = 0;
   // A small file is written in one go once all of it is there (WriteWindow's `hold`), through a
   // handle opened with O_DSYNC: that write is its sync, one thread-pool round trip and one wait on
-  // the EndTransfer answer's path fewer than a write then an fdatasync (docs/performance.md).
+  // the EndTransfer answer's path fewer than a write then an fdatasync (docs/performance.md). From
+  // DIRECT_MIN_BYTES on, a direct writer usually takes the data instead (receiveData()); the flag
+  // then only makes the fallback writes synced.
   s.workWritesSynced = SYNCED_WRITES_AVAILABLE && s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES;
   const handle = createWorkFile(file, s.workWritesSynced).catch((err: NodeJS.ErrnoException) => {
     throw new R66Error(`cannot create the work file ${file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
@@ -134,12 +136,14 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (sink && held) await held.close();
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
-  // Every write through a handle opened with O_DSYNC is on disk when it returns: no fdatasync.
-  const syncedWrites = fresh && s.workWritesSynced;
   const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
-  // A large new work file is written around the page cache (direct-writer.ts); `fh` still syncs,
-  // truncates and closes it.
+  // A new work file of DIRECT_MIN_BYTES or more is written around the page cache (direct-writer.ts);
+  // `fh` still syncs, truncates and closes it.
   const direct = sink === null && s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize) ? await DirectWriter.open(s.file as string) : null;
+  // Every write through a handle opened with O_DSYNC is on disk when it returns: no fdatasync. The
+  // direct writer's handle has no O_DSYNC (its writes may still leave the extents and the size to
+  // write): with it, the file is synced at the end like any other.
+  const syncedWrites = fresh && s.workWritesSynced && direct === null;
   let closed = false;
   let writes: WriteWindow | undefined;
   // The sync and close started as soon as the announced size is on its way to disk (see below):

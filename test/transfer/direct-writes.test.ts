@@ -85,7 +85,7 @@ describe('DirectWriter', () => {
   });
 });
 
-describe('large files received with direct writes', () => {
+describe('files received with direct writes', () => {
   const hosts = sha256PairForBlock();
 
   const cases: Array<{ name: string; size: number; rule: 'send' | 'recv' | 'smd5'; blockSize?: number; goesDirect: boolean }> = [
@@ -94,6 +94,8 @@ describe('large files received with direct writes', () => {
     { name: 'a size that is a whole number of blocks', size: DIRECT_MIN_BYTES, rule: 'send', goesDirect: true },
     { name: 'an aligned size that is not a whole number of blocks, with block digests', size: DIRECT_MIN_BYTES + 8192, rule: 'smd5', goesDirect: true },
     { name: 'a block size that is not a multiple of 4096 (written buffered)', size: DIRECT_MIN_BYTES + 5, rule: 'send', blockSize: 65000, goesDirect: false },
+    { name: 'a size just below the threshold (one synced write through the page cache)', size: DIRECT_MIN_BYTES - 1, rule: 'send', goesDirect: false },
+    { name: 'a file of several MiB, several runs of 1 MiB, the last one short', size: 3 * MiB + 4097, rule: 'send', goesDirect: true },
   ];
 
   for (const c of cases) {
@@ -157,7 +159,8 @@ describe('a large file received with direct writes, stopped, then resumed', () =
   afterAll(() => closeHosts(a, b));
 
   it('is whole after the restart, which resumes from the rank kept', async () => {
-    const size = DIRECT_MIN_BYTES + 3 * 65536 + 1234;
+    // Large enough (over 40 blocks) for the stop to land in the middle of the data.
+    const size = Math.max(DIRECT_MIN_BYTES, 16 * MiB) + 3 * 65536 + 1234;
     const content = patternBytes(size, 11);
     await writeFile(path.join(a.dirs.out, 'resumed.bin'), content);
     const before = directWriteCounters.bytes;
