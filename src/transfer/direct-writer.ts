@@ -30,10 +30,11 @@ import { envFlag } from '../config/env-flag.js';
 /** Alignment of offsets, lengths and buffers: 4096 covers 512- and 4096-byte logical blocks. */
 export const DIRECT_ALIGN = 4096;
 /**
- * Smallest announced size written with O_DIRECT. 250 KB files measured a gain (small-concurrent
- * host-b CPU 4.6-5.8 -> 3.5-3.9 s, small-seq unchanged or better). Smaller sizes were not measured:
- * 128 KiB is a judgment, the size where the copy saved (32 pages) still outweighs the extra open,
- * close and truncation.
+ * Smallest announced size written with O_DIRECT. The extra open, close, truncation and sync cost
+ * about 0.05-0.1 ms of CPU per file whatever its size (a probe of 64 KiB to 250 KB files, where a
+ * page-cache page was cheap); the copy they save costs 0.1-0.2 ms per 250 KB there, 0.7 ms where
+ * new pages are dear (this VM after the large transfers: small-concurrent host-b CPU 4.6-5.8 ->
+ * 3.5-3.9 s). At 128 KiB the saving, half of that, still outweighs the fixed cost.
  */
 export const DIRECT_MIN_BYTES = 128 << 10;
 /** Size of one staging buffer: the write window's largest run (receiver.ts WRITE_BATCH_BYTES). */
