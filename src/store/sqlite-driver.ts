@@ -65,7 +65,7 @@ const GROUPABLE = /^\s*(insert|update|delete|replace)\b/i;
 const CHANGED_TABLE = /^\s*(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+([^\s(]+)/i;
 
 /** The table (lower case, without schema or quotes) a groupable change writes; undefined if not told. */
-export function changedTable(changeSql: string): string | undefined {
+function changedTable(changeSql: string): string | undefined {
   const target = CHANGED_TABLE.exec(changeSql)?.[1];
   const name = target?.split('.').pop()?.replace(/["`[\]]/g, '').toLowerCase();
   return name !== undefined && /^[\w$]+$/.test(name) ? name : undefined;
@@ -78,7 +78,7 @@ const PLAIN_READ = /^\s*select\b/i;
  * Whether `readSql` may read one of `tables` (lower case): any mention of the name as a word,
  * quoted or not, counts (a column of the same name too: a needless flush, never a missed one).
  */
-export function mayRead(readSql: string, tables: ReadonlySet<string>): boolean {
+function mayRead(readSql: string, tables: ReadonlySet<string>): boolean {
   const text = readSql.toLowerCase();
   for (const table of tables) {
     let at = text.indexOf(table);

@@ -193,7 +193,7 @@ async function receiveData(s: TransferSession): Promise<void> {
     // is there (after the sync was started), or before any packet that is not Data; between two
     // blocks the thread takes what the thread pool finished, so a write's completion can start the
     // next write or the sync while the rest is hashed.
-    const unhashed: Array<{ data: Buffer; hashed: () => void }> = [];
+    const unhashed: UnhashedBlock[] = [];
     let unhashedBytes = 0;
     const hashQueued = async (): Promise<void> => {
       window.start();
@@ -201,7 +201,7 @@ async function receiveData(s: TransferSession): Promise<void> {
       unhashedBytes = 0;
       for (let i = 0; i < blocks.length; i++) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        const block = blocks[i] as { data: Buffer; hashed: () => void };
+        const block = blocks[i] as UnhashedBlock;
         globalDigest?.update(block.data);
         block.hashed();
       }
@@ -424,6 +424,12 @@ function afterAll(count: number, then: () => void): () => void {
   return () => {
     if (--left === 0) then();
   };
+}
+
+/** A received block waiting for the global hash; `hashed` is called once it is in. */
+interface UnhashedBlock {
+  data: Buffer;
+  hashed: () => void;
 }
 
 interface QueuedBlock {
