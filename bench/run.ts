@@ -7,11 +7,11 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArgsError, parseArgs, selectScenarios, USAGE, type ScenarioName } from './lib/args.js';
+import { ArgsError, parseArgs, selectScenarios, SMALL_SCENARIOS, USAGE, type ScenarioName } from './lib/args.js';
 import { makeFixtures } from './lib/fixtures.js';
 import { describeMachine } from './lib/machine.js';
 import { settleDisk } from './lib/settle.js';
-import { addRatios, combineRounds, evaluateTargets, formatRun } from './lib/report.js';
+import { addRatios, combineRuns, evaluateTargets, formatRun } from './lib/report.js';
 import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
 import type { BenchOptions, BenchRun, ScenarioResult } from './lib/types.js';
 import { rawCopy, rawSmall, rawTcp } from './raw/scenarios.js';
@@ -40,17 +40,32 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext, svc: () => 
   }
 }
 
-/** Runs the selection `repeat` times, round robin; each round gets its ratios before combining. */
+/**
+ * Runs the selection `repeat` times, round robin; in each round the small scenarios run
+ * `smallRounds` times in turn after the others. Each pass gets its ratios (against the baseline of
+ * the same pass) before the runs of each scenario are combined.
+ */
 async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
-  const rounds: ScenarioResult[][] = [];
-  // The svc hosts are started once, on first use, and shared by the svc scenarios of every round.
+  const runs = new Map<ScenarioName, ScenarioResult[]>(names.map((n) => [n, []]));
+  const { repeat, smallRounds } = ctx.opts;
+  const passes: Array<{ names: ScenarioName[]; label: string }> = [];
+  for (let round = 1; round <= repeat; round++) {
+    const roundLabel = repeat > 1 ? `round ${round}/${repeat}` : '';
+    const once = names.filter((n) => !SMALL_SCENARIOS.includes(n));
+    const small = names.filter((n) => SMALL_SCENARIOS.includes(n));
+    if (once.length > 0) passes.push({ names: once, label: roundLabel });
+    for (let k = 1; k <= smallRounds && small.length > 0; k++) {
+      passes.push({ names: small, label: [roundLabel, smallRounds > 1 ? `small ${k}/${smallRounds}` : ''].filter((x) => x !== '').join(', ') });
+    }
+  }
+  // The svc hosts are started once, on first use, and shared by the svc scenarios of every pass.
   let suite: Promise<SvcSuite> | undefined;
   const svc = (): Promise<SvcSuite> => (suite ??= SVC_SCENARIOS.open(ctx));
   try {
-    for (let round = 1; round <= ctx.opts.repeat; round++) {
+    for (const pass of passes) {
       const results: ScenarioResult[] = [];
-      for (const name of names) {
-        const tag = ctx.opts.repeat > 1 ? `${name} (round ${round}/${ctx.opts.repeat})` : name;
+      for (const name of pass.names) {
+        const tag = pass.label === '' ? name : `${name} (${pass.label})`;
         const settled = settleDisk(ctx.workDir);
         let note = '';
         if (settled === null) note = ' (the disk could not be synced first)';
@@ -61,12 +76,12 @@ async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promis
         results.push(result);
       }
       addRatios(results);
-      rounds.push(results);
+      for (const r of results) runs.get(r.name as ScenarioName)?.push(r);
     }
   } finally {
     await (await suite)?.close();
   }
-  return combineRounds(rounds);
+  return combineRuns(names.map((n) => runs.get(n) ?? []));
 }
 
 async function main(): Promise<number> {

@@ -9,6 +9,13 @@ import type { BenchOptions } from './types.js';
 export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'raw-small', 'small-seq', 'small-concurrent'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
+/**
+ * The scenarios run --small-rounds times in each round. Each lasts one to five seconds, and this
+ * machine's pace drifts by a third within a minute: raw-small (0.6-1 s) measured once could land
+ * in a fast second and small-seq in a slow one (docs/performance.md, "Eleventh pass").
+ */
+export const SMALL_SCENARIOS: readonly ScenarioName[] = ['raw-small', 'small-seq', 'small-concurrent'];
+
 /** Which baseline each scenario is judged against (run automatically when the scenario is chosen). */
 export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
   large: 'raw-copy',
@@ -33,6 +40,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --concurrent-count N    files of the concurrent scenario (default 2000)
   --concurrency N         transfers in flight in the concurrent scenario (default 16)
   --repeat N              run the selection N times, round robin; each figure is the median
+  --small-rounds N        within each round, run the small scenarios (raw-small, small-seq,
+                          small-concurrent) N times in turn; each figure is the median
+                          (default 3, --quick 1)
   --warmup N              small files sent twice (msend, then masend) through the svc hosts once
                           they start, before anything is measured (default 1200, --quick 50; 0: none)
   --sync                  raw baselines fdatasync each received file before acknowledging it
@@ -90,6 +100,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     sync: false,
     digest: TARGET_DIGEST,
     repeat: 1,
+    smallRounds: 3,
     warmup: 1200,
     resultsDir: resolve(cwd, 'bench/results'),
     workRoot: tmpdir(),
@@ -122,6 +133,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
         break;
       }
       case '--repeat': opts.repeat = positiveInt(flag, next()); break;
+      case '--small-rounds': opts.smallRounds = positiveInt(flag, next()); explicit.add('small-rounds'); break;
       case '--warmup': opts.warmup = nonNegativeInt(flag, next()); explicit.add('warmup'); break;
       case '--results': opts.resultsDir = resolve(cwd, next() ?? ''); break;
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
@@ -136,6 +148,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     if (!explicit.has('small')) opts.smallCount = 100;
     if (!explicit.has('concurrent')) opts.concurrentCount = 200;
     if (!explicit.has('warmup')) opts.warmup = 50;
+    if (!explicit.has('small-rounds')) opts.smallRounds = 1;
   }
   selectScenarios(opts.only); // validates the names early
   return opts;

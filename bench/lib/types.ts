@@ -29,11 +29,11 @@ export interface ScenarioResult {
   value: number;
   /** The scenario this one is compared with (raw-copy, raw-small), when it has one. */
   baseline?: string;
-  /** value / baseline value, when both ran (with --repeat: the median of each round's ratio). */
+  /** value / baseline value, when both ran (with several runs: the median of each run's ratio). */
   ratio?: number;
-  /** With --repeat: the value of every round, in order (`value` is their median). */
+  /** With several runs (--repeat, --small-rounds): the value of every run, in order (`value` is their median). */
   runs?: number[];
-  /** With --repeat: each round's ratio to the baseline of the same round. */
+  /** With several runs: each run's ratio to the baseline of the same round. */
   runRatios?: number[];
   bytes: number;
   files: number;
@@ -133,6 +133,8 @@ export interface BenchOptions {
   workRoot: string;
   /** Rounds of the whole selection (round robin, so baselines and svc see the same noise). */
   repeat: number;
+  /** Runs of the small scenarios in each round, in turn (args.ts SMALL_SCENARIOS). */
+  smallRounds: number;
   /**
    * Small files sent twice through the svc hosts right after they start, unmeasured: the servers'
    * hot paths are compiled before the measured scenarios, as on a server that has been running.

@@ -1,7 +1,7 @@
 // Scenario selection and target evaluation of the benchmark on made-up results (no measurement).
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, selectScenarios } from '../../bench/lib/args.js';
-import { addRatios, combineRounds, evaluateTargets } from '../../bench/lib/report.js';
+import { addRatios, combineRounds, combineRuns, evaluateTargets } from '../../bench/lib/report.js';
 import type { ScenarioResult } from '../../bench/lib/types.js';
 
 function result(name: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
@@ -31,6 +31,13 @@ describe('bench --only', () => {
     const mixed = parseArgs(['--quick', '--small-count', '7'], '/');
     expect(quick).toMatchObject({ quick: true, largeBytes: 64 * 1024 * 1024, smallCount: 100, concurrentCount: 200 });
     expect(mixed).toMatchObject({ smallCount: 7, concurrentCount: 200 });
+  });
+
+  it('--small-rounds: 3 by default, 1 with --quick, a positive whole number when given', () => {
+    expect(parseArgs([], '/')).toMatchObject({ smallRounds: 3, repeat: 1 });
+    expect(parseArgs(['--quick'], '/')).toMatchObject({ smallRounds: 1 });
+    expect(parseArgs(['--quick', '--small-rounds', '2'], '/')).toMatchObject({ smallRounds: 2 });
+    expect(() => parseArgs(['--small-rounds', '0'], '/')).toThrow(/--small-rounds expects a positive integer/);
   });
 });
 
@@ -101,6 +108,28 @@ describe('bench --repeat', () => {
   it('a round that did not run makes the scenario not run', () => {
     const failed = { ...result('large', 0), status: 'failed' as const, reason: 'boom' };
     expect(combineRounds([[result('large', 1)], [failed]])[0]).toMatchObject({ status: 'failed', reason: 'boom' });
+  });
+});
+
+describe('bench --small-rounds', () => {
+  it('combines a scenario run more often than another; memory is the worst run, not the median one', () => {
+    const pass = (base: number, seq: number, rssMb: number, growth: number): ScenarioResult[] => {
+      const r = [result('raw-small', base), result('small-seq', seq, { processes: [host('host-b', rssMb)], rssGrowth: [{ role: 'host-b', firstBytes: 1, lastBytes: 1, growth, window: 250 }] })];
+      addRatios(r);
+      return r;
+    };
+    const passes = [pass(500, 200, 140, 0.01), pass(800, 210, 190, 0.12), pass(600, 150, 150, 0.02)];
+    const [copy, large, small, seq] = combineRuns([[result('raw-copy', 300)], [result('large', 600)], passes.map((p) => p[0] as ScenarioResult), passes.map((p) => p[1] as ScenarioResult)]);
+    expect(copy).toMatchObject({ value: 300 });
+    expect(copy?.runs).toBeUndefined();
+    expect(large).toMatchObject({ value: 600 });
+    expect(small).toMatchObject({ value: 600, runs: [500, 800, 600] });
+    expect(seq).toMatchObject({ value: 200, runs: [200, 210, 150] });
+    expect(seq?.runRatios).toEqual([0.4, 0.2625, 0.25]);
+    expect(seq?.ratio).toBe(0.2625);
+    // The median run (200 /s) peaked at 140 MB and grew 1%; another run reached 190 MB and 12%.
+    expect(seq?.processes).toMatchObject([{ role: 'host-b', peakRssBytes: 190e6 }]);
+    expect(seq?.rssGrowth).toMatchObject([{ role: 'host-b', growth: 0.12 }]);
   });
 });
 
