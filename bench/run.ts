@@ -48,11 +48,11 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext, svc: () => 
 async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
   const runs = new Map<ScenarioName, ScenarioResult[]>(names.map((n) => [n, []]));
   const { repeat, smallRounds } = ctx.opts;
+  const once = names.filter((n) => !SMALL_SCENARIOS.includes(n));
+  const small = names.filter((n) => SMALL_SCENARIOS.includes(n));
   const passes: Array<{ names: ScenarioName[]; label: string }> = [];
   for (let round = 1; round <= repeat; round++) {
     const roundLabel = repeat > 1 ? `round ${round}/${repeat}` : '';
-    const once = names.filter((n) => !SMALL_SCENARIOS.includes(n));
-    const small = names.filter((n) => SMALL_SCENARIOS.includes(n));
     if (once.length > 0) passes.push({ names: once, label: roundLabel });
     for (let k = 1; k <= smallRounds && small.length > 0; k++) {
       passes.push({ names: small, label: [roundLabel, smallRounds > 1 ? `small ${k}/${smallRounds}` : ''].filter((x) => x !== '').join(', ') });

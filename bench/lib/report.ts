@@ -29,21 +29,12 @@ function median(values: number[]): number {
 }
 
 /**
- * One result per scenario out of several rounds (each already given its ratios): the round with the
- * median value stands for the scenario, its ratio is the median of the rounds' own ratios (each
- * against the baseline of its round), and every round's figure is kept. A round that did not run
- * makes the scenario not run, with that round's reason.
- */
-export function combineRounds(rounds: ScenarioResult[][]): ScenarioResult[] {
-  if (rounds.length === 1) return rounds[0] ?? [];
-  const names = (rounds[0] ?? []).map((r) => r.name);
-  return combineRuns(names.map((name) => rounds.map((round) => round.find((r) => r.name === name)).filter((r): r is ScenarioResult => r !== undefined)));
-}
-
-/**
- * combineRounds() for runs grouped by scenario (`runs[i]`: every run of one scenario, in order; a
- * scenario may have more runs than another, see --small-rounds). The memory figures are the worst
- * of the runs, not the median one's: a target on a peak holds only if it holds in every run.
+ * One result per scenario out of its runs (`runs[i]`: every run of one scenario, in order, each
+ * already given its ratio; a scenario may have more runs than another, see --small-rounds). The
+ * run with the median value stands for the scenario, its ratio is the median of the runs' own
+ * ratios (each against the baseline of its own pass), and every run's figure is kept. The memory
+ * figures are the worst of the runs, not the median one's: a target on a peak holds only if it
+ * holds in every run. A run that did not succeed makes the scenario not run, with its reason.
  */
 export function combineRuns(runs: ScenarioResult[][]): ScenarioResult[] {
   return runs.filter((all) => all.length > 0).map((all) => {

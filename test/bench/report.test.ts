@@ -1,7 +1,7 @@
 // Scenario selection and target evaluation of the benchmark on made-up results (no measurement).
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, selectScenarios } from '../../bench/lib/args.js';
-import { addRatios, combineRounds, combineRuns, evaluateTargets } from '../../bench/lib/report.js';
+import { addRatios, combineRuns, evaluateTargets } from '../../bench/lib/report.js';
 import type { ScenarioResult } from '../../bench/lib/types.js';
 
 function result(name: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
@@ -98,7 +98,8 @@ describe('bench --repeat', () => {
       addRatios(r);
       return r;
     };
-    const [copy, large] = combineRounds([round(100, 50), round(200, 80), round(150, 90)]);
+    const rounds = [round(100, 50), round(200, 80), round(150, 90)];
+    const [copy, large] = combineRuns([rounds.map((r) => r[0] as ScenarioResult), rounds.map((r) => r[1] as ScenarioResult)]);
     expect(copy).toMatchObject({ value: 150, runs: [100, 200, 150] });
     expect(large).toMatchObject({ value: 80, runs: [50, 80, 90] });
     expect(large?.runRatios).toEqual([0.5, 0.4, 0.6]);
@@ -107,7 +108,7 @@ describe('bench --repeat', () => {
 
   it('a round that did not run makes the scenario not run', () => {
     const failed = { ...result('large', 0), status: 'failed' as const, reason: 'boom' };
-    expect(combineRounds([[result('large', 1)], [failed]])[0]).toMatchObject({ status: 'failed', reason: 'boom' });
+    expect(combineRuns([[result('large', 1), failed]])[0]).toMatchObject({ status: 'failed', reason: 'boom' });
   });
 });
 
