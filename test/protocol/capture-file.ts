@@ -1,12 +1,18 @@
 /**
- * Reader of the decoded capture files in ../shared/spec/captures (see their README): rebuilds the
- * exact bytes of every frame from the header line, the part lengths and the part hex/text lines.
+ * Reader of the decoded capture files (see their README): rebuilds the exact bytes of every frame
+ * from the header line, the part lengths and the part hex/text lines.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Folder of the captures, resolved from this file (repo/test/protocol -> ../shared/spec/captures). */
-export const CAPTURES_DIR = fileURLToPath(new URL('../../../shared/spec/captures/', import.meta.url));
+/**
+ * The captures, copied from the specification (../shared/spec/captures) into the repository's
+ * fixtures, so that a clone anywhere runs the protocol tests; captures.test.ts checks the copy
+ * against the specification's files wherever those are beside the clone.
+ */
+export const CAPTURES_DIR = fileURLToPath(new URL('../fixtures/captures/', import.meta.url));
+/** Where the specification keeps them, beside the repository (absent in a clone made elsewhere). */
+export const SPEC_CAPTURES_DIR = fileURLToPath(new URL('../../../shared/spec/captures/', import.meta.url));
 
 export interface CapturedPart {
   length: number;

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   FrameSplitter,
@@ -5,7 +7,7 @@ import {
   encodeFrame,
   type Packet,
 } from '../../src/protocol/index.js';
-import { captureFiles, readCaptureFile, type CapturedFrame } from './capture-file.js';
+import { CAPTURES_DIR, SPEC_CAPTURES_DIR, captureFiles, readCaptureFile, type CapturedFrame } from './capture-file.js';
 
 /** Checks the decoded fields against what the capture shows for that frame. */
 function expectFields(p: Packet, f: CapturedFrame): void {
@@ -84,6 +86,15 @@ function expectFields(p: Packet, f: CapturedFrame): void {
       throw new Error(`capture frame of unexpected kind ${p.kind}`);
   }
 }
+
+// The repository's copy is what the tests read; beside the specification it must still be the same.
+describe.skipIf(!existsSync(SPEC_CAPTURES_DIR))('the fixtures copy of the captures', () => {
+  it('holds exactly the files of ../shared/spec/captures, byte for byte', () => {
+    const names = readdirSync(SPEC_CAPTURES_DIR).sort();
+    expect(readdirSync(CAPTURES_DIR).sort()).toEqual(names);
+    for (const name of names) expect(readFileSync(join(CAPTURES_DIR, name)).equals(readFileSync(join(SPEC_CAPTURES_DIR, name))), name).toBe(true);
+  });
+});
 
 describe.each(captureFiles())('capture %s', (file) => {
   const frames = readCaptureFile(file);
