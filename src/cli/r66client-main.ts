@@ -2,6 +2,9 @@
  * `svc-r66client [HOSTID] COMMAND [ARGS...]` (cli.md §1, §3). Later commands (send, asend,
  * getinfo...) register in COMMANDS and in usage.ts's CLIENT_COMMANDS.
  */
+import { EnvSettingError } from '../config/env-flag.js';
+import { CliError } from './cli-error.js';
+import { keepClientOnBaselineCompilers } from './client-compiler.js';
 import type { DbCommandContext } from './db-commands.js';
 import { CLIENT_NETWORK_COMMANDS } from './client-commands.js';
 import { dispatch, lazyCommand, type CommandHandler } from './dispatch.js';
@@ -30,7 +33,16 @@ const COMMANDS: Record<string, Handler> = {
   ConfigExport: lazyCommand(async () => (await configExport()).configExportTool),
 };
 
+/** Exit code of a client command whose environment is wrong (the commands' "bad arguments"). */
+const EXIT_BAD_ENVIRONMENT = 2;
+
 runMain('svc-r66client', processIo, async () => {
+  try {
+    keepClientOnBaselineCompilers();
+  } catch (err) {
+    if (err instanceof EnvSettingError) throw new CliError(err.message, EXIT_BAD_ENVIRONMENT);
+    throw err;
+  }
   const { instance, args } = selectInstance(process.argv.slice(2), 'client');
   return dispatch<DbCommandContext>('svc-r66client', args, COMMANDS, { instance, side: 'client', io: processIo }, clientUsage(), processIo);
 });
