@@ -7,7 +7,7 @@ import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { TransferEngine, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
+import { TransferEngine, type AttemptSignals, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
 import { argsField, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
@@ -51,15 +51,15 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
 
 /**
  * Runs one transfer and shapes its result; never throws for a transfer failure. `prepared`: its
- * creation, started earlier (msend prepares the next file while the current one runs). `decided`:
+ * creation, started earlier (msend prepares the next file while the current one runs). `signals`:
  * see TransferEngine.run().
  */
-async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, decided?: () => void): Promise<DirectResult> {
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, signals?: AttemptSignals): Promise<DirectResult> {
   const started = Date.now();
   const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
   let outcome: TransferOutcome;
   try {
-    outcome = await engine.run(await (prepared ?? engine.prepare(req)), decided);
+    outcome = await engine.run(await (prepared ?? engine.prepare(req)), signals);
   } catch (err) {
     if (!(err instanceof R66Error)) throw err;
     // No transfer record could be created: the original's "Unknown" failure.
@@ -164,7 +164,6 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
           continue;
         }
         const request = (file: string): TransferRequest => baseRequest(partnerId, known.idRule, file, targs);
-        // The next file's creation (checks, id, stat) runs while this one waits for the partner.
         const prepare = (file: string | undefined): Promise<PreparedTransfer> | undefined => {
           if (file === undefined) return undefined;
           const p = engine.prepare(request(file));
@@ -176,19 +175,32 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
         let previous: Promise<DirectResult> | null = null;
         for (let i = 0; i < files.length; i++) {
           const current = next;
-          next = prepare(files[i + 1]);
+          // The next file's creation (checks, id, stat, a HOSTS and a RULES read) runs while this
+          // one waits for the partner. Started with this one, it ran between the previous file's
+          // EndRequest and this one's Request, on the path of every file (docs/performance.md,
+          // "Twelfth pass"). An attempt that never waited (a failure before) starts it below.
+          let nextStarted = false;
+          const startNext = (): void => {
+            if (nextStarted) return;
+            nextStarted = true;
+            next = prepare(files[i + 1]);
+          };
           let isDecided = false;
           let markDecided = (): void => undefined;
           const decided = new Promise<void>((resolve) => (markDecided = resolve));
-          const onDecided = (): void => {
-            isDecided = true;
-            markDecided();
+          const signals: AttemptSignals = {
+            waiting: startNext,
+            decided: () => {
+              isDecided = true;
+              markDecided();
+            },
           };
-          const running = runDirect(ctx, session, engine, request(files[i] as string), targs, current, onDecided);
+          const running = runDirect(ctx, session, engine, request(files[i] as string), targs, current, signals);
           running.catch(() => undefined); // awaited below; it must not reject unobserved meanwhile
           // The files still go one after another: the next starts once this one's outcome is
           // decided, and only its EndRequest answer and last row write run beside the next Request.
           await Promise.race([decided, running]);
+          startNext();
           if (previous !== null) settle(await previous);
           previous = running;
           if (isDecided) continue;

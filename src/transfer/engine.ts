@@ -23,7 +23,7 @@ import { LocalControlError } from './session.js';
 import { BandwidthShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
 import type {
-  BandwidthLimits, ControlResult, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
+  AttemptSignals, BandwidthLimits, ControlResult, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
 } from './types.js';
 
 // With 64 KiB blocks: at most every 64 MiB (and every second), so the receiver's checkpoint fsync stays rare.
@@ -141,19 +141,18 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   }
 
   /**
-   * The running half of transfer(): the attempts of a prepared transfer, to its end. `decided`:
-   * called when this host, sending, has sent EndRequest, from which point the outcome is success
-   * whatever the partner answers (runRequester()); never called otherwise.
+   * The running half of transfer(): the attempts of a prepared transfer, to its end. `signals`:
+   * told when an attempt waits for the partner, and once the outcome is decided (AttemptSignals).
    */
-  async run(prepared: PreparedTransfer, decided?: () => void): Promise<TransferOutcome> {
+  async run(prepared: PreparedTransfer, signals?: AttemptSignals): Promise<TransferOutcome> {
     const { record, through, first } = prepared;
     if (through !== null) {
-      const outcome = await this.runWithRetries(record, 0, through, first, decided);
+      const outcome = await this.runWithRetries(record, 0, through, first, signals);
       // A sink that did not get the whole file is destroyed, never ended as if complete.
       if ('sink' in through && outcome.code !== ErrorCode.CompleteOk && !through.sink.writableEnded) through.sink.destroy(new Error(outcome.message || outcome.code.meaning));
       return outcome;
     }
-    return this.runWithRetries(record, this.opts.connectRetries ?? 0, null, first, decided);
+    return this.runWithRetries(record, this.opts.connectRetries ?? 0, null, first, signals);
   }
 
   /** Like transfer(), refusing a rule of the receive direction (client `send`). */
@@ -187,9 +186,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return runRequester(this.core, record);
   }
 
-  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null, first?: FirstAttempt, decided?: () => void): Promise<TransferOutcome> {
+  private async runWithRetries(record: TransferRecord, retries: number, through: ThroughStream | null = null, first?: FirstAttempt, signals?: AttemptSignals): Promise<TransferOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined, decided);
+      const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined, signals);
       if (!outcome.retryable || attempt >= retries || this.closed) {
         const { retryable: _r, ...rest } = outcome;
         if (!outcome.retryable) return rest;

@@ -12,7 +12,7 @@
  *   runtime.add(new TransferScheduler(engine));
  */
 export type {
-  BandwidthLimits, ControlResult, RuleSource, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef,
+  AttemptSignals, BandwidthLimits, ControlResult, RuleSource, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef,
   TransferRequest,
 } from './types.js';
 export { TransferEngine, type PreparedTransfer } from './engine.js';

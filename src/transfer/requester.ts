@@ -25,7 +25,7 @@ import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
 import { isRetryableEnd, TransferSession, toR66Error } from './session.js';
 import type { ThroughStream } from './through.js';
-import type { TransferOutcome } from './types.js';
+import type { AttemptSignals, TransferOutcome } from './types.js';
 
 /** Block compression is on when both allow it and the information asks for it (§11). */
 export function compressionAgreed(core: EngineCore, partnerCompression: boolean, fileInfo: string): boolean {
@@ -67,11 +67,12 @@ export interface FirstAttempt {
  * Runs one attempt of the transfer `record` (a RUNNER row of this host as requester). Never
  * throws: every end is an outcome with its code, and the row says the same. `retryable` tells the
  * caller whether the failure may be retried (connection impossible, partner overloaded).
- * `decided`: called once this host, as the sender, has sent EndRequest: the outcome no longer
- * depends on the partner (its answer is only waited for, see runSender()). A caller running
- * transfers one after another (msend) starts the next one then.
+ * `signals` (AttemptSignals): told when the attempt waits for the partner, and once this host, as
+ * the sender, has sent EndRequest: the outcome then no longer depends on the partner (its answer
+ * is only waited for, see runSender()). A caller running transfers one after another (msend)
+ * prepares the next one at the first and starts it at the second.
  */
-export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt, decided?: () => void): Promise<TransferOutcome & { retryable: boolean }> {
+export async function runRequester(core: EngineCore, record: TransferRecord, through: ThroughStream | null = null, first?: FirstAttempt, signals?: AttemptSignals): Promise<TransferOutcome & { retryable: boolean }> {
   const row = new RunnerRow(core.runner, record, first?.inserted ?? true);
   // As created (engine or asend/masend) and never tried: no step, no rank, no status yet.
   const neverStartedBefore = record.globalLastStep === TaskStep.NOTASK && record.rank === 0 && record.stepStatus === ErrorCode.Unknown;
@@ -112,7 +113,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   session.size = size;
   session.through = through;
   session.neverStartedBefore = neverStartedBefore;
-  session.decided = decided ?? null;
+  session.signals = signals ?? null;
   core.running.set(key, { record, abort: (e) => session.abort(e) });
   core.emitStart(record);
   try {
@@ -168,6 +169,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       s.earlyReader.catch(() => undefined);
     }
     await s.channel.send(request);
+    // A receiver has nothing to do until the answer; a sender waits longer at EndTransfer (runSender()).
+    if (!s.isSender) s.signals?.waiting?.();
     const answer = await awaitAnswer(s, 'the Request answer');
     if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);
     if (answer.kind !== 'request' || answer.way !== 1) throw unexpected(answer, 'the Request answer');

@@ -39,6 +39,8 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     // The partner answers EndTransfer once its file is in place and its post-tasks ran.
     await s.row.flush();
     await s.channel.send({ kind: 'endTransfer', request: 7, way: 0, hash });
+    // The partner now syncs, moves and records its file: the longest wait of a small transfer.
+    s.signals?.waiting?.();
     const answer = await awaitAnswer(s, 'the EndTransfer answer');
     if (answer.kind !== 'endTransfer' || answer.way !== 1) throw unexpected(answer, 'the EndTransfer answer');
     // Post-tasks may move or delete the file: its handle is closed first.
@@ -47,7 +49,7 @@ export async function runSender(s: TransferSession): Promise<TransferOutcome> {
     // The post-task transitions (staged without tasks) are in RUNNER before EndRequest says done.
     await s.row.flush();
     await s.channel.send({ kind: 'endRequest', code: ErrorCode.CompleteOk, way: 0, info: '' });
-    s.decided?.();
+    s.signals?.decided?.();
     // The original sender waits at most timeoutcon for the answer, then considers the transfer done.
     try {
       const end = await s.next(s.core.limits.timeoutCon, 'the EndRequest answer');

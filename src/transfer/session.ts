@@ -21,7 +21,7 @@ import { RunnerRow } from './persistence.js';
 import { removeQuietly, type RuleDirectories } from './placement.js';
 import type { SessionShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
-import type { TransferOutcome } from './types.js';
+import type { AttemptSignals, TransferOutcome } from './types.js';
 
 /** A stop or cancel asked on this host: the error is sent to the partner (§9.9). */
 export class LocalControlError extends R66Error {}
@@ -78,8 +78,8 @@ export class TransferSession {
    * finished is telling about another transfer with the same id.
    */
   neverStartedBefore = false;
-  /** The requester's caller, told when its outcome is decided (runRequester()); null when none. */
-  decided: (() => void) | null = null;
+  /** The requester's caller, told of the waits for the partner and of the decision (runRequester()); null when none. */
+  signals: AttemptSignals | null = null;
   /** The sender's reader, opened by the requester while it waits for the Request answer (block-reader.ts). */
   earlyReader: Promise<BlockReader> | null = null;
   /** The close of the sender's file, which the data pump does not wait for. */

@@ -97,6 +97,24 @@ export interface TransferRef {
   requested: string;
 }
 
+/**
+ * Moments of a requester's attempt that its caller can act on: msend runs its files one after
+ * another, and uses them to prepare and start the next one (src/cli/client-send.ts).
+ */
+export interface AttemptSignals {
+  /**
+   * The attempt has sent a packet and waits for the partner's answer with nothing of its own to do
+   * (the sender: EndTransfer, while the partner syncs its file; the receiver: the Request). Called
+   * at most once per attempt.
+   */
+  waiting?(): void;
+  /**
+   * This host, sending, has sent EndRequest: the outcome is success whatever the partner answers
+   * (runRequester()). Never called otherwise.
+   */
+  decided?(): void;
+}
+
 /** How a transfer ended. */
 export interface TransferOutcome {
   /** The RUNNER row as this host stored it at the end. */
