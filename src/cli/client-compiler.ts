@@ -6,7 +6,7 @@
  * background threads, about 150 of them (0.4 CPU s) during an `msend` of 500 files of 250 KB,
  * on the same cores as the partner and the transfers' own threads; the client's time goes mostly to
  * native work (hashing, SQLite, the socket and the file system), which optimized JavaScript does
- * not speed up. Without it the client used 1.4 CPU s instead of 1.7-1.8 and the files went 8-10%
+ * not speed up. Without it the client used 1.4 CPU s instead of 1.7-1.8 and small-seq went 6-16%
  * faster (docs/performance.md, "Twelfth pass"); a 1 GiB `send` and an `msend` of 2000 files were
  * no slower. Servers, which run for months, keep V8's defaults.
  */
