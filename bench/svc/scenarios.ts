@@ -334,14 +334,42 @@ function unavailable(reason: string): SvcSuite {
   return { run: async (name) => notRun(name, 'skipped', reason), close: async () => undefined };
 }
 
+/**
+ * Set-ups tried before the svc scenarios are given up. The hosts' ports are chosen free (bound and
+ * released) before their configuration is written, and another socket of the machine (any
+ * outgoing connection takes its local port from the same range) can take one before its server
+ * listens: the server then stops with EADDRINUSE, and a new set-up with new ports is made.
+ */
+const SETUP_ATTEMPTS = 3;
+
+function portTaken(err: unknown): boolean {
+  return err instanceof Error && err.message.includes('EADDRINUSE');
+}
+
 async function open(ctx: ScenarioContext): Promise<SvcSuite> {
-  const root = scratch(ctx, 'svc');
-  let serverA: Child | undefined;
   let profileDir: string | undefined;
   if (ctx.opts.profile) {
     profileDir = join(ctx.opts.resultsDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     mkdirSync(profileDir, { recursive: true });
   }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await setUp(ctx, profileDir);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!portTaken(err) || attempt >= SETUP_ATTEMPTS) return unavailable(`svc hosts could not be set up: ${message}`);
+      ctx.log(`svc hosts: a port was taken before its server listened (set-up ${attempt} of ${SETUP_ATTEMPTS}), new ports: ${message}`);
+    }
+  }
+}
+
+/** Writes the hosts' homes in a fresh folder, starts both servers and warms them up. */
+async function setUp(ctx: ScenarioContext, profileDir: string | undefined): Promise<Suite> {
+  // A set-up tried again runs its commands unprofiled, as the first one did.
+  setSvcNodeFlags([]);
+  const root = scratch(ctx, 'svc');
+  let serverA: Child | undefined;
+  let serverB: Child | undefined;
   try {
     const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency, digest: DIGESTS.indexOf(ctx.opts.digest as (typeof DIGESTS)[number]) });
     for (const r of run) await runCli(r.side, r.home, r.args);
@@ -354,14 +382,15 @@ async function open(ctx: ScenarioContext): Promise<SvcSuite> {
     // Profiles of the servers and the transfer commands only, not of the set-up commands above.
     if (profileDir !== undefined) setSvcNodeFlags(profileNodeFlags(profileDir));
     serverA = await startServer(a);
-    const serverB = await startServer(b);
+    serverB = await startServer(b);
     ctx.log(`svc hosts running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
     const suite = new Suite({ a, b, serverA, serverB }, profileDir, ctx.log);
     if (warmCount > 0) await suite.warmUp(ctx, warmCount);
     return suite;
   } catch (err) {
     await serverA?.stop('SIGKILL');
-    return unavailable(`svc hosts could not be set up: ${err instanceof Error ? err.message : String(err)}`);
+    await serverB?.stop('SIGKILL');
+    throw err;
   }
 }
 
