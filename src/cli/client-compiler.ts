@@ -12,11 +12,12 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { envFlag } from '../config/env-flag.js';
+import { commandLineSets } from '../config/node-flags.js';
 
 /** `SVC_R66_CLIENT_OPTIMIZER=1` lets V8 optimize the client's hot functions as in any Node process. */
-export const CLIENT_OPTIMIZER_VARIABLE = 'SVC_R66_CLIENT_OPTIMIZER';
+const CLIENT_OPTIMIZER_VARIABLE = 'SVC_R66_CLIENT_OPTIMIZER';
 
-/** Node command-line flags that choose about TurboFan themselves (V8 takes `-` or `_` between words). */
+/** Node command-line flags that choose about TurboFan themselves. */
 const OPTIMIZER_FLAGS = ['--opt', '--no-opt', '--turbofan', '--no-turbofan', '--max-opt'];
 
 /**
@@ -26,7 +27,7 @@ const OPTIMIZER_FLAGS = ['--opt', '--no-opt', '--turbofan', '--no-turbofan', '--
  */
 export function clientKeepsOptimizer(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
   const wanted = envFlag(env, CLIENT_OPTIMIZER_VARIABLE) ?? false;
-  return wanted || execArgv.some((a) => OPTIMIZER_FLAGS.includes(`--${a.slice(2).replaceAll('_', '-').split('=')[0]}`));
+  return wanted || commandLineSets(execArgv, OPTIMIZER_FLAGS);
 }
 
 /** Turns V8's optimizing compiler off for this process unless clientKeepsOptimizer(); returns whether it did. */

@@ -15,6 +15,7 @@
  * the first few hundred transfers. The maximum, idle shrinking and everything else stay V8's.
  */
 import { setFlagsFromString } from 'node:v8';
+import { commandLineSets } from '../config/node-flags.js';
 
 /** 16 x the smallest young generation (1 MB) reaches the default maximum (16 MB) in one step. */
 export const YOUNG_GENERATION_GROWTH_FACTOR = 16;
@@ -26,8 +27,7 @@ const FLAG = '--semi-space-growth-factor';
  * Returns the factor set, or undefined when the command line's was kept.
  */
 export function growYoungGenerationAtOnce(execArgv: readonly string[] = process.execArgv): number | undefined {
-  // V8 takes the flag with '-' or '_' between its words.
-  if (execArgv.some((a) => `--${a.slice(2).replaceAll('_', '-')}`.startsWith(FLAG))) return undefined;
+  if (commandLineSets(execArgv, [FLAG])) return undefined;
   setFlagsFromString(`${FLAG}=${YOUNG_GENERATION_GROWTH_FACTOR}`);
   return YOUNG_GENERATION_GROWTH_FACTOR;
 }
