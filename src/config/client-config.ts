@@ -5,6 +5,7 @@ import {
   optionalPath, readAliases, readBusiness, readDb, readDirectories, readExtendTaskFactories, readIdentity, readLimits, readSsl,
   writeAliases, writeBusiness, writeDb, writeDirectories, writeExtendTaskFactories, writeIdentity, writeLimits, writeSsl,
 } from './common-sections.js';
+import { ignoredClientSettings } from './ignored-settings.js';
 import type { ClientConfig, SpooledConfig, SpooledDaemonConfig } from './types.js';
 import { isSaneValue, SectionReader } from './values.js';
 import { readXmlFile } from './xml-read.js';
@@ -39,7 +40,7 @@ export async function loadClientConfig(file: string, options: ClientLoadOptions 
   if (full && db === null && identity.authentFile === undefined) {
     throw root.section('identity').error('authentfile', 'missing; expected the partner file (authent.xml) since no database is configured');
   }
-  return {
+  const config: ClientConfig = {
     file: path, mode, hostId: identity.hostId, sslHostId: identity.sslHostId, identity, cryptoKeyFile: identity.cryptoKeyFile,
     authentFile: identity.authentFile, clientTaskRunnerNoDb: full ? client.boolean('taskrunnernodb', false) : false, businessFactory,
     // For a client TLS is on unless sslhostid is absent (config.md §4).
@@ -48,6 +49,9 @@ export async function loadClientConfig(file: string, options: ClientLoadOptions 
     business: full ? readBusiness(root.section('business')) : [], aliases: readAliases(root.section('aliases')), extendTaskFactories,
     spooledDaemon: full ? readSpooledDaemon(root.section('spooleddaemon'), warnings) : null, warnings,
   };
+  // Settings read but not acted on yet (ignored-settings.ts).
+  if (full) warnings.push(...(await ignoredClientSettings(config)));
+  return config;
 }
 
 /** The submit-only reading of a client file (§4.4). */

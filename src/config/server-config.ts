@@ -8,7 +8,9 @@ import {
 } from './common-sections.js';
 import { decryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError, describeIoError } from './errors.js';
+import { ignoredServerSettings } from './ignored-settings.js';
 import { formatRoleSet, parseRoleSet } from './roles.js';
+import { readSecurity } from './security.js';
 import {
   REST_FUNCTIONS, type DirectoryConfig, type IdentityConfig, type NetworkConfig, type PushMonitorConfig, type RestConfig, type RestFunction,
   type RoleEntry, type ServerAdminConfig, type ServerConfig,
@@ -46,12 +48,15 @@ export async function loadServerConfig(file: string): Promise<ServerConfig> {
   if (db === null && identity.authentFile === undefined) {
     throw root.section('identity').error('authentfile', 'missing; expected the partner file (authent.xml) since no database is configured');
   }
-  return {
+  const config: ServerConfig = {
     file: path, hostId: identity.hostId, sslHostId: identity.sslHostId, identity, cryptoKeyFile: identity.cryptoKeyFile,
     authentFile: identity.authentFile, server, network, ssl, directories, limits, db, taskRunnerNoDb, rest,
     business: readBusiness(root.section('business')), roles: readRoles(root.section('roles')), aliases: readAliases(root.section('aliases')),
-    extendTaskFactories, pushMonitor, warnings,
+    extendTaskFactories, pushMonitor, warnings, security: readSecurity(root.section('security'), limits.timeoutCon),
   };
+  // Settings read but not acted on yet are each reported at start (ignored-settings.ts).
+  warnings.push(...(await ignoredServerSettings(config)));
+  return config;
 }
 
 async function readServerSection(sec: SectionReader, identity: IdentityConfig): Promise<ServerAdminConfig> {
@@ -162,8 +167,14 @@ async function readRest(sec: SectionReader, dirs: DirectoryConfig, warnings: str
   const authenticated = sec.boolean('restauthenticated', false);
   let sigKeyFile: string | undefined;
   let sigKey: Buffer | undefined;
-  if (signature || authenticated) {
-    const value = sec.required('restsigkey', 'the HMAC key file (required when restsignature or restauthenticated is true)');
+  // The original accepts authentication without a key and then offers Basic only: so do we, with a
+  // start-up warning (HMAC and signatures are then refused with a message saying why).
+  const keyName = sec.nonEmpty('restsigkey');
+  if ((signature || authenticated) && keyName === undefined) {
+    warnings.push(`${sec.path} on port ${port}: no restsigkey; REST accepts Basic authentication only (HMAC and signed requests are refused)`);
+  }
+  if ((signature || authenticated) && keyName !== undefined) {
+    const value = keyName;
     // The original's fallback forgets serverhome; we look in <serverhome><conf> (compatibility.md).
     for (const candidate of [resolveConfigPath(value), join(dirs.conf, value)]) {
       sigKey = await readFile(candidate).catch(() => undefined);

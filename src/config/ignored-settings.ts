@@ -1,0 +1,122 @@
+/**
+ * Settings this version reads (so a file written for the original loads) but does not act on yet.
+ * Each one in use is reported once at every start with a WARN line naming the element, so nothing
+ * an operator configured is silently ignored (issue 22 item 3).
+ *
+ * One list, one entry per setting: whoever implements a setting deletes its entry here in the same
+ * commit (web UI: serverhttpport/serverhttpsport/usehttpcomp; monitoring: pushMonitor, snmpconfig,
+ * logback files; FileWatcher: spooleddaemon; ...).
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ClientConfig, ServerConfig } from './types.js';
+
+/** What an entry looks at: the loaded configuration and the logback file beside it, if any. */
+export interface SettingContext<C> {
+  config: C;
+  /** `<conf>/logback-<role>.xml` when that file exists. */
+  logbackFile: string | undefined;
+}
+
+export interface IgnoredSetting<C> {
+  /** The element as the operator finds it in the file (`network/serverhttpport`). */
+  element: string;
+  /** What the original does with it that this version does not do yet. */
+  effect: string;
+  /** The value in use (text for the message), or undefined when the configuration does not use it. */
+  used(ctx: SettingContext<C>): string | undefined;
+}
+
+const when = (on: boolean, value: string | number): string | undefined => (on ? String(value) : undefined);
+
+/** server.xml elements (and the server's logback file) read but not acted on. */
+export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>> = [
+  {
+    element: 'network/serverhttpport', effect: 'the HTTP monitoring web pages are not served',
+    used: ({ config }) => when(config.network.serverHttpPort > 0, config.network.serverHttpPort),
+  },
+  {
+    element: 'network/serverhttpsport', effect: 'the HTTPS administration web pages are not served',
+    used: ({ config }) => when(config.network.serverHttpsPort > 0, config.network.serverHttpsPort),
+  },
+  {
+    element: 'server/usehttpcomp', effect: 'no HTTPS administration pages to compress',
+    used: ({ config }) => when(config.server.useHttpCompression, 'true'),
+  },
+  {
+    element: 'pushMonitor', effect: 'transfer changes are not pushed to the HTTP or Elasticsearch endpoint',
+    used: ({ config }) => (config.pushMonitor === null ? undefined : config.pushMonitor.url),
+  },
+  {
+    element: 'server/snmpconfig', effect: 'no SNMP agent is started and no trap or inform is sent',
+    used: ({ config }) => config.server.snmpConfigFile,
+  },
+  {
+    element: 'logback-server.xml', effect: 'logs go to stdout (or <serverhome>/log/r66server.log in service mode) at SVC_LOG_LEVEL; the file\'s levels and appenders are not applied',
+    used: ({ logbackFile }) => logbackFile,
+  },
+  {
+    element: 'server/multiplemonitors', effect: 'no cluster: this server acts alone on its database',
+    used: ({ config }) => when(config.server.multipleMonitors > 1, config.server.multipleMonitors),
+  },
+  {
+    element: 'server/uselocalexec', effect: 'EXEC tasks run as local processes, not through a LocalExec daemon',
+    used: ({ config }) => when(config.server.useLocalExec, `${config.server.localExecAddress}:${config.server.localExecPort}`),
+  },
+  {
+    element: 'server/businessfactory', effect: 'the fixed business registry answers business requests (docs/transfers.md)',
+    used: ({ config }) => config.server.businessFactory,
+  },
+  {
+    element: 'limit/usethrift', effect: 'no Thrift RPC service is started',
+    used: ({ config }) => when(config.limits.useThrift > 0, config.limits.useThrift),
+  },
+  {
+    element: 'limit/usecpulimit', effect: 'new requests are not refused on CPU load',
+    used: ({ config }) => when(config.limits.useCpuLimit && config.limits.cpuLimit < 1, config.limits.cpuLimit),
+  },
+  {
+    element: 'limit/highcpulimit', effect: 'the global bandwidth is not throttled on CPU load',
+    used: ({ config }) => when(config.limits.highCpuLimit > 0, config.limits.highCpuLimit),
+  },
+];
+
+/** client.xml elements (and the client's logback file) read but not acted on. */
+export const IGNORED_CLIENT_SETTINGS: ReadonlyArray<IgnoredSetting<ClientConfig>> = [
+  {
+    element: 'spooleddaemon', effect: 'no FileWatcher runs from client.xml',
+    used: ({ config }) => (config.spooledDaemon === null ? undefined : `${config.spooledDaemon.spooled.length} spooled`),
+  },
+  {
+    element: 'logback-client.xml', effect: 'the file\'s levels and appenders are not applied',
+    used: ({ logbackFile }) => logbackFile,
+  },
+];
+
+async function logbackFileIn(confDir: string, role: 'server' | 'client'): Promise<string | undefined> {
+  const file = join(confDir, `logback-${role}.xml`);
+  return stat(file).then((s) => (s.isFile() ? file : undefined), () => undefined);
+}
+
+// No file name in the text: the start-up log line carries the configuration file, and a rewritten
+// copy of the file gives the same warnings.
+function messages<C>(list: ReadonlyArray<IgnoredSetting<C>>, ctx: SettingContext<C>): string[] {
+  const out: string[] = [];
+  for (const s of list) {
+    const value = s.used(ctx);
+    if (value !== undefined) out.push(`<${s.element}> ${value} is not acted on in this version: ${s.effect}`);
+  }
+  return out;
+}
+
+/** One warning per server setting in use that this version ignores. */
+export async function ignoredServerSettings(config: ServerConfig): Promise<string[]> {
+  const logbackFile = await logbackFileIn(config.directories.conf, 'server');
+  return messages(IGNORED_SERVER_SETTINGS, { config, logbackFile });
+}
+
+/** One warning per client setting in use that this version ignores. */
+export async function ignoredClientSettings(config: ClientConfig): Promise<string[]> {
+  const logbackFile = await logbackFileIn(config.directories.conf, 'client');
+  return messages(IGNORED_CLIENT_SETTINGS, { config, logbackFile });
+}

@@ -1,0 +1,42 @@
+// Settings read but not acted on are each named in a start-up warning (issue 22 item 3).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadServerConfig } from '../../src/config/index.js';
+import { IGNORED_SERVER_SETTINGS } from '../../src/config/ignored-settings.js';
+import { makeInstance, type Instance } from './instance.js';
+
+let inst: Instance;
+beforeEach(async () => { inst = await makeInstance(); });
+afterEach(async () => { await inst.cleanup(); });
+
+describe('ignored settings', () => {
+  it('names each element in use, with its value, in the configuration warnings', async () => {
+    const file = await inst.sample('server.xml', (x) => x.replace('<multiplemonitors>1</multiplemonitors>', '<multiplemonitors>3</multiplemonitors>'));
+    await mkdir(join(inst.home, 'conf'), { recursive: true });
+    await writeFile(join(inst.home, 'conf', 'logback-server.xml'), '<configuration><root level="DEBUG"/></configuration>');
+    const { warnings } = await loadServerConfig(file);
+    const named = (element: string) => warnings.filter((w) => w.includes(`<${element}>`));
+    expect(named('network/serverhttpport')[0]).toMatch(/<network\/serverhttpport> 8066 is not acted on in this version: the HTTP monitoring/);
+    expect(named('network/serverhttpsport')).toHaveLength(1);
+    expect(named('pushMonitor')).toHaveLength(1);
+    expect(named('server/multiplemonitors')[0]).toContain('> 3 ');
+    expect(named('logback-server.xml')[0]).toContain(join(inst.home, 'conf', 'logback-server.xml'));
+    expect(named('limit/usethrift')).toHaveLength(0);
+  });
+
+  it('says nothing for a setting not in use', async () => {
+    const file = await inst.sample('server.xml', (x) => x
+      .replace(/<serverhttpport>\d+<\/serverhttpport>/, '<serverhttpport>0</serverhttpport>')
+      .replace(/<serverhttpsport>\d+<\/serverhttpsport>/, '<serverhttpsport>-1</serverhttpsport>')
+      .replace(/<pushMonitor>[\s\S]*<\/pushMonitor>/, ''));
+    const { warnings } = await loadServerConfig(file);
+    expect(warnings.filter((w) => w.includes('not acted on'))).toEqual([]);
+  });
+
+  it('each entry names an element and its effect once', () => {
+    const elements = IGNORED_SERVER_SETTINGS.map((s) => s.element);
+    expect(new Set(elements).size).toBe(elements.length);
+    for (const s of IGNORED_SERVER_SETTINGS) expect(s.effect).not.toBe('');
+  });
+});
