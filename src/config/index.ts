@@ -17,3 +17,4 @@ export { limitFileToXml, loadLimitFile, writeLimitFile } from './limit-file.js';
 export { findLogbackFile, loadLogbackConfig } from './logback.js';
 export { dialectOf, virtualToAbsolute } from './common-sections.js';
 export { parseJavaBoolean, parseJavaDouble, parseJavaInt, parseJavaLong } from './values.js';
+export { defaultSecurity, securityOf, type SecurityConfig } from './security.js';

@@ -1,6 +1,7 @@
 // The typed configuration objects produced by the loaders. Paths are absolute (resolved against
 // the process working directory, config.md §1.4) unless documented as "virtual". Secrets (clear
 // passwords, key bytes) are present where the host needs them: never log these objects whole.
+import type { SecurityConfig } from './security.js';
 
 /** `identity` section (config.md §3.1). */
 export interface IdentityConfig {
@@ -249,6 +250,8 @@ export interface ServerConfig {
   pushMonitor: PushMonitorConfig | null;
   /** Non-fatal remarks found while loading (shown at start-up). */
   warnings: string[];
+  /** `security` (ours: limits against hostile input); absent in configurations built in code (securityOf()). */
+  security?: SecurityConfig;
 }
 
 /** One `spooleddaemon/spooled` watcher (config.md §4.2). */

@@ -97,6 +97,6 @@ export class Blacklist {
 }
 
 /** `::ffff:1.2.3.4` and `1.2.3.4` are the same peer. */
-function normaliseIp(ip: string): string {
+export function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }

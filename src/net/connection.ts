@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, parseErrorCode } from '../model/error-code.js';
 import {
   decodeFramePacket,
+  DEFAULT_MAX_FRAME_LENGTH,
   encodeEnvelopeFrame,
   encodeFrame,
   encodeValidCommand,
@@ -27,11 +28,13 @@ import {
   type Packet,
   type PacketParts,
 } from '../protocol/index.js';
+import type { BufferBudget } from './buffer-budget.js';
 import { allocateChannelId } from './channel-ids.js';
 import { LocalChannel } from './channel.js';
 import { frameTrace } from './frame-trace.js';
 import { disconnected, R66Error, RemoteError } from './errors.js';
 import type { AuthenticatedPartner } from './partner.js';
+import type { RateLimitedLog } from './rate-log.js';
 import type { SocketReads } from './socket-reads.js';
 
 /** Unanswered KeepAlives after which an idle connection without channels is dropped (§9.13). */
@@ -56,6 +59,17 @@ export interface ConnectionOptions {
   onNewChannel?: (channel: LocalChannel) => void;
   /** The socket reads into the shared buffer (socket-reads.ts): its bytes come from here, not 'data'. */
   reads?: SocketReads;
+  /**
+   * Largest frame accepted before the peer authenticated (an accepted connection: the handshake
+   * needs a few KiB); `maxFrameLength` applies from markAuthenticated() on.
+   */
+  handshakeFrameBytes?: number;
+  /** An accepted connection not authenticated after this long is closed. */
+  handshakeTimeoutMs?: number;
+  /** The process's budget of bytes held in incomplete frames (buffer-budget.ts). */
+  budget?: BufferBudget;
+  /** Rate-limited warnings shared by the connections of a host (rate-log.ts). */
+  warnings?: RateLimitedLog;
 }
 
 export class Connection extends EventEmitter {
@@ -74,6 +88,9 @@ export class Connection extends EventEmitter {
   private lastUse = Date.now();
   private unansweredKeepAlives = 0;
   private idleTimer: NodeJS.Timeout | null = null;
+  private handshakeTimer: NodeJS.Timeout | null = null;
+  /** Bytes of this connection's incomplete frame as last accounted in the budget. */
+  private held = 0;
   /** Resolves with the reason once the socket is closed. */
   readonly closed: Promise<Error>;
 
@@ -87,7 +104,9 @@ export class Connection extends EventEmitter {
     // The splitter copies frames out of what is read, data blocks into pooled frames: a shared read
     // buffer is overwritten by the next read, and a TLS socket's chunks, no longer held by the
     // blocks in them until those are written, die young instead of reaching the old generation.
-    this.splitter = new FrameSplitter({ maxFrameLength: options.maxFrameLength });
+    this.splitter = new FrameSplitter({ maxFrameLength: options.handshakeFrameBytes ?? options.maxFrameLength });
+    const budget = options.budget;
+    if (budget !== undefined) this.splitter.admit = (total) => budget.admit(total, this.held);
     const reads = options.reads;
     if (reads === undefined) socket.on('data', (chunk: Buffer) => this.onData(chunk));
     else reads.attach((chunk) => this.onData(chunk));
@@ -97,6 +116,32 @@ export class Connection extends EventEmitter {
     });
     socket.on('close', () => this.onClose());
     this.armIdleTimer();
+    if (options.handshakeTimeoutMs !== undefined) {
+      this.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(), options.handshakeTimeoutMs);
+      this.handshakeTimer.unref();
+    }
+  }
+
+  /** True once any channel of this connection authenticated. */
+  get authenticated(): boolean {
+    return this.everAuthenticated;
+  }
+
+  /** An accepted peer that did not authenticate in time: dropped at once, nothing to flush. */
+  private onHandshakeTimeout(): void {
+    this.handshakeTimer = null;
+    if (this.everAuthenticated || this.isClosing) return;
+    this.options.warnings?.warn('handshake-timeout', { ip: this.socket.remoteAddress }, 'connection closed: not authenticated in time');
+    this.closeReason ??= disconnected('not authenticated in time');
+    this.close(this.closeReason);
+    this.socket.destroy();
+  }
+
+  /** Tells the budget what the splitter holds now. */
+  private account(): void {
+    const now = this.splitter.reservedBytes;
+    if (now !== this.held) this.options.budget?.update(this.held, now);
+    this.held = now;
   }
 
   get remoteAddress(): string | undefined {
@@ -146,6 +191,9 @@ export class Connection extends EventEmitter {
   /** Marks the connection as having carried a successful authentication. */
   markAuthenticated(partner: AuthenticatedPartner, reusable: boolean): void {
     this.everAuthenticated = true;
+    this.splitter.maxFrameLength = this.options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = null;
     if (reusable) this.authenticatedPartner = partner;
   }
 
@@ -263,7 +311,8 @@ export class Connection extends EventEmitter {
   fail(err: ProtocolError | Error): void {
     if (this.closing) return;
     const text = `${err.name} : ${err.message}`;
-    this.log.warn({ err: err.message }, 'closing the connection after a protocol error');
+    if (this.options.warnings !== undefined) this.options.warnings.warn('protocol-error', { err: err.message, ip: this.socket.remoteAddress }, 'closing the connection after a protocol error');
+    else this.log.warn({ err: err.message }, 'closing the connection after a protocol error');
     this.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'connectionError', message: text, middle: '' }).catch(() => undefined);
     this.close(new R66Error(text, err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError));
   }
@@ -280,9 +329,11 @@ export class Connection extends EventEmitter {
     try {
       frames = this.splitter.push(chunk);
     } catch (err) {
+      this.account();
       this.fail(err as Error);
       return;
     }
+    this.account();
     for (const frame of frames) {
       if (this.closing) return;
       this.onFrame(frame);
@@ -360,7 +411,8 @@ export class Connection extends EventEmitter {
     const channel = frame.dstId === NOCHANNEL ? undefined : this.channels.get(frame.dstId);
     const dst = frame.srcId;
     const src = channel?.localId ?? frame.dstId;
-    this.log.warn({ err: err.message, code: frame.code }, 'undecodable packet');
+    if (this.options.warnings !== undefined) this.options.warnings.warn('undecodable', { err: err.message, code: frame.code, ip: this.socket.remoteAddress }, 'undecodable packet');
+    else this.log.warn({ err: err.message, code: frame.code }, 'undecodable packet');
     this.sendPacket(dst, src, errorPacket(err.message, code)).catch(() => undefined);
     channel?.close(new R66Error(err.message, code));
   }
@@ -401,6 +453,11 @@ export class Connection extends EventEmitter {
   private onClose(): void {
     this.closing = true;
     this.stopIdleTimer();
+    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = null;
+    // The frame in progress goes back now, not when the last reference to this object dies.
+    this.splitter.release();
+    this.account();
     const reason = this.closeReason ?? disconnected();
     this.closeReason = reason;
     for (const ch of [...this.channels.values()]) ch.close(reason);

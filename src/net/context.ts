@@ -4,8 +4,20 @@
  */
 import type { Logger } from 'pino';
 import type { Blacklist } from './blacklist.js';
+import type { BufferBudget } from './buffer-budget.js';
 import type { RequestHandlers } from './handlers.js';
 import type { LocalIdentity, PartnerDirectory } from './partner.js';
+import type { RateLimitedLog } from './rate-log.js';
+
+/** Limits against peers we do not control (server.xml `security`, docs/security.md). */
+export interface NetGuard {
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  handshakeFrameBytes: number;
+  handshakeTimeoutMs: number;
+  budget: BufferBudget;
+  warnings: RateLimitedLog;
+}
 
 export interface NetContext {
   identity: LocalIdentity;
@@ -25,4 +37,6 @@ export interface NetContext {
    */
   reuseAuthentication: boolean;
   logger: Logger;
+  /** Connection limits, handshake limits and the buffer budget; absent: none (tests building a context). */
+  guard?: NetGuard;
 }

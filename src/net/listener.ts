@@ -5,6 +5,7 @@
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { acceptChannel } from './acceptor.js';
+import { normaliseIp } from './blacklist.js';
 import { Connection } from './connection.js';
 import type { NetContext } from './context.js';
 import { adoptAccepted, SocketReads } from './socket-reads.js';
@@ -27,6 +28,10 @@ export class R66Listener {
   readonly name: string;
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
+  /** Open connections per source address (for `maxconnectionsperaddress`). */
+  private readonly perAddress = new Map<string, number>();
+  /** Connections refused by the connection limits since start. */
+  refusedConnections = 0;
 
   constructor(
     private readonly ctx: NetContext,
@@ -95,6 +100,11 @@ export class R66Listener {
       accepted.destroy();
       return;
     }
+    const ip = normaliseIp(accepted.remoteAddress ?? '');
+    if (!this.admit(ip)) {
+      accepted.destroy();
+      return;
+    }
     // A plain socket (accepted paused) goes on as one reading into the shared buffer; a TLS one,
     // or one that cannot be adopted, reads through its 'data' events.
     const reads = this.options.tls === undefined ? new SocketReads() : undefined;
@@ -103,6 +113,7 @@ export class R66Listener {
     if (adopted === null) accepted.resume();
     socket.setKeepAlive(true);
     socket.setNoDelay(true);
+    const guard = this.ctx.guard;
     const connection = new Connection(socket, {
       isTls: this.options.tls !== undefined,
       timeoutConMs: this.ctx.timeoutConMs,
@@ -110,9 +121,35 @@ export class R66Listener {
       logger: this.ctx.logger,
       onNewChannel: (channel) => acceptChannel(this.ctx, channel),
       reads: adopted === null ? undefined : reads,
+      handshakeFrameBytes: guard?.handshakeFrameBytes,
+      handshakeTimeoutMs: guard?.handshakeTimeoutMs,
+      budget: guard?.budget,
+      warnings: guard?.warnings,
     });
     this.connections.add(connection);
-    socket.once('close', () => this.connections.delete(connection));
+    this.perAddress.set(ip, (this.perAddress.get(ip) ?? 0) + 1);
+    socket.once('close', () => {
+      this.connections.delete(connection);
+      const left = (this.perAddress.get(ip) ?? 1) - 1;
+      if (left > 0) this.perAddress.set(ip, left);
+      else this.perAddress.delete(ip);
+    });
+  }
+
+  /**
+   * The connection limits (server.xml `security`): beyond them a socket is closed at once, counted,
+   * and logged at most once per interval, so partners already connected and REST keep their
+   * file descriptors.
+   */
+  private admit(ip: string): boolean {
+    const guard = this.ctx.guard;
+    if (guard === undefined) return true;
+    const fromIp = this.perAddress.get(ip) ?? 0;
+    if (this.connections.size < guard.maxConnections && fromIp < guard.maxConnectionsPerAddress) return true;
+    this.refusedConnections++;
+    const limit = this.connections.size >= guard.maxConnections ? `maxconnections ${guard.maxConnections}` : `maxconnectionsperaddress ${guard.maxConnectionsPerAddress}`;
+    guard.warnings.warn(`refused:${this.name}`, { ip, open: this.connections.size, refused: this.refusedConnections }, `${this.name}: connection refused (${limit} reached)`);
+    return false;
   }
 
   /** The server shuts down: "Shutdown forced" on every open channel of its connections (§9.12). */
@@ -123,7 +160,15 @@ export class R66Listener {
   /** Stops accepting and closes every connection (channels fail with Disconnection). */
   async stop(): Promise<void> {
     const closing = this.servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
-    for (const c of this.connections) c.close();
+    // A peer that never authenticated has nothing to flush: dropped at once, so a flood of them
+    // cannot hold the shutdown until each one's close timeout.
+    for (const c of this.connections) {
+      if (c.authenticated) c.close();
+      else {
+        c.close();
+        c.socket.destroy();
+      }
+    }
     await Promise.all([...closing, ...[...this.connections].map((c) => c.closed)]);
   }
 }

@@ -4,14 +4,15 @@
  * `R66Network` is the server lifecycle component; clients use `openClientNetwork`.
  */
 import type { Logger } from 'pino';
-import type { DirectoryConfig, LimitConfig, ServerConfig, SslConfig } from '../config/index.js';
-import { decryptPasswordHexBytes } from '../config/index.js';
+import type { DirectoryConfig, LimitConfig, SecurityConfig, ServerConfig, SslConfig } from '../config/index.js';
+import { decryptPasswordHexBytes, securityOf } from '../config/index.js';
 import { digestFromIndex } from '../model/digest.js';
 import type { Host } from '../model/host.js';
 import type { Rule } from '../model/rule.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
 import { Blacklist, blacklistOptionsFrom, hostProxifiedFrom } from './blacklist.js';
+import { BufferBudget } from './buffer-budget.js';
 import { informationHandler, transferCheckFrom } from './commands/information.js';
 import { baseJsonCommandHandler } from './commands/json-base.js';
 import { handleTest } from './commands/test-message.js';
@@ -20,6 +21,7 @@ import { RequestHandlers } from './handlers.js';
 import { R66Listener } from './listener.js';
 import { partnerDirectoryFrom } from './partner.js';
 import { ConnectionPool } from './pool.js';
+import { RateLimitedLog } from './rate-log.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls.js';
 
 /** What the connection layer reads from server.xml or client.xml. */
@@ -30,6 +32,8 @@ export interface HostNetSettings {
   limits: LimitConfig;
   ssl: SslConfig | null;
   directories: DirectoryConfig;
+  /** server.xml `security`; defaults when absent. */
+  security?: SecurityConfig;
 }
 
 /** Database (or authent.xml) lookups the layer needs. */
@@ -93,6 +97,19 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
     checkClientAddress: options.checkClientAddress,
     reuseAuthentication: env.SVC_R66_AUTHENT_NOREUSE !== '1',
     logger: options.logger,
+    guard: netGuardFrom(securityOf(settings), options.logger),
+  };
+}
+
+/** The listeners' limits; one buffer budget and one rate-limited log for the whole host. */
+function netGuardFrom(security: SecurityConfig, logger: Logger): NetContext['guard'] {
+  return {
+    maxConnections: security.maxConnections,
+    maxConnectionsPerAddress: security.maxConnectionsPerAddress,
+    handshakeFrameBytes: security.handshakeFrameBytes,
+    handshakeTimeoutMs: security.handshakeTimeoutMs,
+    budget: new BufferBudget(security.bufferedBytes),
+    warnings: new RateLimitedLog(logger, security.warnIntervalMs),
   };
 }
 

@@ -101,7 +101,10 @@ function ownedBuffer(size: number): Buffer {
  * that frame is buffered; the splitter then stays failed (the connection must be closed).
  */
 export class FrameSplitter {
-  private readonly max: number;
+  /** The largest accepted frame length; a connection raises it once its peer authenticated. */
+  maxFrameLength: number;
+  /** Called with a frame's total size when its length is known; throwing refuses it (a memory budget). */
+  admit: ((total: number) => void) | undefined;
   /** The length field while fewer than its 4 bytes arrived. */
   private readonly head = Buffer.alloc(4);
   private headLength = 0;
@@ -115,7 +118,21 @@ export class FrameSplitter {
   private failed: Error | null = null;
 
   constructor(options: FrameDecoderOptions = {}) {
-    this.max = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+    this.maxFrameLength = options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
+  }
+
+  /** Bytes held or set aside for the frame in progress (a big frame counts at its announced size). */
+  get reservedBytes(): number {
+    return this.headLength + (this.target === null ? 0 : this.target.length) + this.partsTotal;
+  }
+
+  /** Drops the frame in progress (the connection closed), so its buffers can be collected. */
+  release(): void {
+    this.headLength = 0;
+    this.target = null;
+    this.parts = [];
+    this.partsHeld = 0;
+    this.partsTotal = 0;
   }
 
   /** Bytes held waiting for the rest of a frame. */
@@ -130,11 +147,7 @@ export class FrameSplitter {
       return this.copyOut(chunk);
     } catch (err) {
       this.failed = err as Error;
-      this.headLength = 0;
-      this.target = null;
-      this.parts = [];
-      this.partsHeld = 0;
-      this.partsTotal = 0;
+      this.release();
       throw err;
     }
   }
@@ -146,14 +159,14 @@ export class FrameSplitter {
       if (this.target === null && this.partsTotal === 0) {
         let total: number;
         if (this.headLength === 0 && chunk.length - pos >= 4) {
-          total = 4 + checkedLength(chunk.readInt32BE(pos), this.max);
+          total = 4 + checkedLength(chunk.readInt32BE(pos), this.maxFrameLength);
         } else {
           const take = Math.min(4 - this.headLength, chunk.length - pos);
           chunk.copy(this.head, this.headLength, pos, pos + take);
           this.headLength += take;
           pos += take;
           if (this.headLength < 4) break;
-          total = 4 + checkedLength(this.head.readInt32BE(0), this.max);
+          total = 4 + checkedLength(this.head.readInt32BE(0), this.maxFrameLength);
         }
         this.start(total);
       }
@@ -164,6 +177,7 @@ export class FrameSplitter {
 
   /** Starts a frame of `total` bytes; the length bytes already taken into `head` go first. */
   private start(total: number): void {
+    this.admit?.(total);
     const headBytes = this.headLength;
     this.headLength = 0;
     if (total <= WHOLE_FRAME_MAX) {
