@@ -5,6 +5,7 @@
  */
 import { effectiveRole } from '../config/index.js';
 import { parseBusiness } from '../http/hostconfig-xml.js';
+import { MonitorComponent } from '../monitor/component.js';
 import { R66Network } from '../net/network.js';
 import { TransferService } from '../transfer/index.js';
 import { ownIdsOf } from './admin-exports.js';
@@ -40,6 +41,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
     network,
     // Transfers (engine + scheduler of submitted rows) need the started network's pool and handlers.
     transfers,
+    new MonitorComponent(runtime, { transfers, network }),
     ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
   ];
 }

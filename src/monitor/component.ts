@@ -1,0 +1,95 @@
+/**
+ * Monitoring as one server lifecycle component, started after the transfer service (it listens to
+ * the engine's events) and stopped before it: Prometheus metrics and the health endpoint, push
+ * monitoring (HTTP or Elasticsearch) and the SNMP agent, each only when configured.
+ */
+import { UpdatedInfo } from '../model/transfer.js';
+import type { R66Network } from '../net/network.js';
+import type { Component } from '../server/component.js';
+import type { ServerRuntime } from '../server/runtime.js';
+import type { TransferEngine } from '../transfer/engine.js';
+import type { TransferService } from '../transfer/service.js';
+import { MetricsEndpoint } from './http-endpoint.js';
+import { HostMetrics } from './metrics.js';
+import { loadMonitoringSettings, type MonitoringSettings } from './settings.js';
+
+export interface MonitorDeps {
+  transfers: TransferService;
+  network: R66Network;
+}
+
+/** A started facility: what stops it and what it says in the start-up banner. */
+export interface MonitorPart {
+  stop(): Promise<void>;
+  describe(): string[];
+}
+
+export class MonitorComponent implements Component {
+  readonly name = 'monitoring';
+  private parts: MonitorPart[] = [];
+  private settingsValue: MonitoringSettings | undefined;
+
+  constructor(private readonly runtime: ServerRuntime, private readonly deps: MonitorDeps) {}
+
+  get settings(): MonitoringSettings | undefined {
+    return this.settingsValue;
+  }
+
+  /** The running engine, or undefined (stopped service). */
+  engine(): TransferEngine | undefined {
+    try {
+      return this.deps.transfers.engine;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.runtime;
+    const settings = await loadMonitoringSettings(config.file);
+    this.settingsValue = settings;
+    if (!settings.enabled) {
+      log.warn('monitoring is off (SVC_MONITORING=off): no metrics, push monitoring nor SNMP');
+      return;
+    }
+    try {
+      if (settings.metricsPort > 0) this.parts.push(await this.startMetrics(settings));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  describe(): string[] {
+    return this.parts.flatMap((p) => p.describe());
+  }
+
+  async stop(): Promise<void> {
+    for (const part of this.parts.splice(0).reverse()) await part.stop().catch(() => undefined);
+  }
+
+  private async startMetrics(settings: MonitoringSettings): Promise<MonitorPart> {
+    const { runtime, deps } = this;
+    const { config } = runtime;
+    const metrics = new HostMetrics({
+      engine: () => this.engine(),
+      outgoingConnections: () => { try { return deps.network.pool.size; } catch { return 0; } },
+      queued: () => runtime.store.runner.count({ ownerReq: config.hostId, updatedInfo: [UpdatedInfo.TOSUBMIT] }),
+      queueRefreshMs: Math.max(config.server.minimalDelay, 1000),
+    }, config.hostId);
+    metrics.attach();
+    const endpoint = new MetricsEndpoint({
+      port: settings.metricsPort, address: settings.metricsAddress, metricsPath: settings.metricsPath, healthPath: settings.healthPath,
+      metrics: () => metrics.text(), contentType: metrics.registry.contentType,
+      health: {
+        database: async () => { await runtime.store.hostConfigs.get(config.hostId); },
+        listeners: () => ({ ports: deps.network.ports, expected: (config.server.useNoSsl ? 1 : 0) + (config.server.useSsl ? 1 : 0) }),
+      },
+    });
+    await endpoint.start();
+    return {
+      stop: async () => { metrics.detach(); await endpoint.stop(); },
+      describe: () => [`metrics on http://${settings.metricsAddress}:${endpoint.port}${settings.metricsPath}, health on ${settings.healthPath}`],
+    };
+  }
+}
