@@ -21,6 +21,12 @@ export interface RestLiveParts {
 
 export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Component[] {
   if (runtime.config.rest.length === 0) return [];
+  const get = liveRestServices(runtime, live);
+  return runtime.config.rest.map((rest) => new RestListener(get, rest));
+}
+
+/** The services REST (and the web areas) use, built at first use, from the running engine. */
+export function liveRestServices(runtime: ServerRuntime, live: RestLiveParts): () => RestServices {
   const engine = (): TransferEngine => live.transfers.engine;
   const startedAt = new Date();
   let services: RestServices | undefined;
@@ -45,7 +51,7 @@ export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Comp
     };
     return services;
   };
-  return runtime.config.rest.map((rest) => new RestListener(get, rest));
+  return get;
 }
 
 /** Transfer orders through the running engine (stop and cancel return once the transfer ended). */

@@ -1,0 +1,81 @@
+/**
+ * The web areas of a running server as one component: the monitoring area (HTTP,
+ * `serverhttpport`, bound per `serverhttpaddresses`) and the administration area (HTTPS,
+ * `serverhttpsport`, `serverhttpsaddresses`, the `admkeypath` key store). A port <= 0 disables an
+ * area. One live broadcaster feeds both from the engine's events.
+ */
+import type { Logger } from 'pino';
+import { sendMessage } from '../client/message.js';
+import type { ServerConfig } from '../config/index.js';
+import type { RestServices } from '../http/context.js';
+import type { ConnectionPool } from '../net/pool.js';
+import { LiveBroadcaster, type TransferEvents } from './live.js';
+import { createMonitorApp } from './monitor-app.js';
+import { WebListener } from './server.js';
+import type { WebServices } from './services.js';
+import { StatusDocuments } from './status-doc.js';
+
+export interface WebAreaDeps {
+  config: ServerConfig;
+  log: Logger;
+  services: () => RestServices;
+  /** The running engine (its start/progress/end events). */
+  events: () => TransferEvents | undefined;
+  /** The R66 connection pool, for the Hosts page's connection test. */
+  pool?: () => ConnectionPool;
+}
+
+export class WebAreas {
+  readonly name = 'web';
+  private live: LiveBroadcaster | undefined;
+  private listeners: WebListener[] = [];
+
+  constructor(private readonly deps: WebAreaDeps) {}
+
+  private webServices(): WebServices {
+    const { deps } = this;
+    const pool = deps.pool;
+    return {
+      rest: deps.services(),
+      events: deps.events,
+      ...(pool !== undefined ? { testConnection: async (hostId: string) => (await sendMessage(pool(), hostId, 'CheckConnection', deps.config.limits.timeoutCon)).answer } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    const { network } = this.deps.config;
+    if (network.serverHttpPort <= 0 && network.serverHttpsPort <= 0) return;
+    const services = this.webServices();
+    const live = new LiveBroadcaster();
+    const events = this.deps.events();
+    if (events !== undefined) live.attach(events);
+    this.live = live;
+    if (network.serverHttpPort > 0) {
+      const status = new StatusDocuments(services.rest);
+      this.listeners.push(new WebListener('web-monitoring', network.serverHttpPort, network.serverHttpAddresses, () => createMonitorApp({ services, live, status }), 'web monitoring'));
+    }
+    try {
+      for (const l of this.listeners) await l.start();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  describe(): string[] {
+    return this.listeners.flatMap((l) => l.describe());
+  }
+
+  /** Bound ports of each area (tests with port 0). */
+  ports(): Record<string, number[]> {
+    return Object.fromEntries(this.listeners.map((l) => [l.name, l.boundPorts]));
+  }
+
+  async stop(): Promise<void> {
+    this.live?.close();
+    this.live = undefined;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const l of listeners.reverse()) await l.stop();
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * What the web areas use from the running host: the same services as REST (store, configuration,
+ * bandwidth, transfer control, request blocking, shutdown, FileWatcher reports), the engine's
+ * events for live rows, and the R66 connectivity test of the Hosts page.
+ */
+import type { RestServices } from '../http/context.js';
+import type { TransferEvents } from './live.js';
+
+export interface WebServices {
+  rest: RestServices;
+  /** The running engine's events; undefined when no engine runs (rows are then not live). */
+  events(): TransferEvents | undefined;
+  /** Sends the R66 test message to a partner; resolves to the answer text, rejects with a clear message. */
+  testConnection?(hostId: string): Promise<string>;
+}
