@@ -11,9 +11,10 @@ import { TransferService } from '../transfer/index.js';
 import { ownIdsOf } from './admin-exports.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
-import { restListeners } from './rest-services.js';
+import { liveRestServices, restListeners } from './rest-services.js';
 import type { ServerRuntime } from './runtime.js';
 import { ServerTasks } from './task-registry.js';
+import { WebAreas } from '../web/component.js';
 
 export function extraComponents(runtime: ServerRuntime): Component[] {
   const network = new R66Network(runtime.config, () => ({
@@ -43,6 +44,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
     transfers,
     new MonitorComponent(runtime, { transfers, network }),
     ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
+    new WebAreas({ config: runtime.config, log: runtime.log, services: liveRestServices(runtime, { transfers, business, tasks: tasks.registry }), events: () => transfers.engine, pool: () => network.pool }),
   ];
 }
 
