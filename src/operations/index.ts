@@ -1,0 +1,14 @@
+/**
+ * Transfer orders (issue 20 item 2): the one service every entry point calls to create, send,
+ * stop, cancel, restart or resubmit a transfer. See docs/decisions (one transfer pipeline) and
+ * docs/transfers.md.
+ *
+ *   const orders = new TransferOrders({ store, hostId, sslHostId, directories, blockSize, live: engine });
+ *   const row = await orders.submit({ partner: 'hostb', rule: 'send', file: 'a.txt' });
+ *   await orders.stop({ specialId: row.specialId, requester: row.requester, requested: row.requested });
+ */
+export { TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
+export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from './new-record.js';
+export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
+export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal } from './order-files.js';
+export { TransferError, httpStatusOf } from '../model/transfer-error.js';

@@ -1,0 +1,75 @@
+/**
+ * The RUNNER row of a new transfer with this host as requester (database.md §6.1 "Row created by
+ * the requester", §9.1): the one builder every entry point uses (engine, CLI asend/masend, REST v1
+ * and v2, TRANSFER task, web UI, FileWatcher), so the same order gives the same row.
+ */
+import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
+import type { TransferRecord, UpdatedInfo } from '../model/transfer.js';
+import { updateInfoMap } from '../tasks/transfer-info.js';
+import { initialState } from '../transfer/state.js';
+
+export interface NewRecordInput {
+  specialId: bigint;
+  /** OWNERREQ: the non-TLS host id of this server. */
+  ownerId: string;
+  /** This host's id towards the partner (its TLS id for a TLS partner). */
+  requester: string;
+  partner: string;
+  rule: Rule;
+  md5?: boolean;
+  /** Through mode (a stream instead of a file): the rule's mode becomes its through variant. */
+  through?: boolean;
+  blockSize: number;
+  /** The name as the order gave it (FILENAME = ORIGINALNAME). */
+  file: string;
+  /** Size of the file to send, -1 unknown (receive modes, missing file). */
+  size: number;
+  /** `-info` text; default `noinfo`. */
+  fileInfo?: string;
+  /** Do not append the follow id (`-nofollow`). */
+  noFollow?: boolean;
+  /** Extra transfer information (REST v2 `transferInfo`): free text and/or a JSON map, merged. */
+  transferInfo?: string;
+  updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT | UpdatedInfo.RUNNING;
+  start: Date;
+  now: Date;
+}
+
+/** True when the information already carries a follow id (`"follow"` key). */
+export function hasFollow(info: string): boolean {
+  return info.includes('"follow"');
+}
+
+/** The through variant of a mode: 1->5, 2->6, 3->7, 4->8 (through modes unchanged). */
+export function throughVariant(mode: TransferMode): TransferMode {
+  return mode >= TransferMode.SENDMODE && mode <= TransferMode.RECVMD5MODE ? ((mode + 4) as TransferMode) : mode;
+}
+
+/** The mode of a new transfer: the rule's, its MD5 variant with `md5`, its through variant with `through`. */
+export function modeOf(rule: Rule, md5: boolean | undefined, through: boolean | undefined): TransferMode {
+  const base = md5 === true ? withMd5(rule.mode) : rule.mode;
+  return through === true ? throughVariant(base) : base;
+}
+
+/**
+ * The new row. The follow id is the transfer id, appended to FILEINFO as `{"follow":<id>}` and put
+ * in the TRANSFERINFO map, unless `noFollow` or the information already has one (database.md §4.4).
+ */
+export function newTransferRecord(i: NewRecordInput): TransferRecord {
+  const mode = modeOf(i.rule, i.md5, i.through);
+  let fileInfo = i.fileInfo ?? 'noinfo';
+  const map: Record<string, bigint | number> = { ORIGINALSIZE: i.size };
+  if (i.noFollow !== true && !hasFollow(fileInfo)) {
+    fileInfo = fileInfo === '' ? `{"follow":${i.specialId}}` : `${fileInfo} {"follow":${i.specialId}}`;
+    map.follow = i.specialId;
+  }
+  return {
+    specialId: i.specialId, requester: i.requester, requested: i.partner, ownerReq: i.ownerId,
+    ...initialState(i.updatedInfo),
+    blockSize: i.blockSize, mode,
+    retrieveMode: isSendMode(mode), isMoved: false,
+    start: i.start, stop: i.now,
+    idRule: i.rule.idRule, filename: i.file, originalName: i.file, fileInfo,
+    transferInfo: updateInfoMap(i.transferInfo ?? '', map),
+  };
+}

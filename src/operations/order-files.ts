@@ -1,0 +1,50 @@
+/**
+ * The file of a transfer order this host sends, under the one file policy (src/fs/file-policy.ts):
+ * relative to the rule's send directory, or absolute only inside the directories the host serves.
+ * Refusals are TransferErrors with FileNotAllowed (`a`), whose message names only what the order
+ * gave.
+ */
+import { stat } from 'node:fs/promises';
+import type { DirectoryConfig } from '../config/index.js';
+import { resolvePolicyFile, servedDirectories, type FilePolicyRoots } from '../fs/file-policy.js';
+import { PathNotAllowedError } from '../fs/safe-path.js';
+import { ErrorCode } from '../model/error-code.js';
+import type { Rule } from '../model/rule.js';
+import { TransferError } from '../model/transfer-error.js';
+import { ruleDirectories } from '../transfer/placement.js';
+
+/** The policy's roots for a rule on this host: its send directory, and every directory the host serves. */
+export function sendRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots {
+  const r = ruleDirectories(rule, dirs);
+  return { base: r.out, allowed: servedDirectories(dirs, r.in, r.out, r.work, r.arch) };
+}
+
+/** The policy's roots for a rule's receive side (files received, archived, in work). */
+export function receiveRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots {
+  const r = ruleDirectories(rule, dirs);
+  return { base: r.in, allowed: servedDirectories(dirs, r.in, r.out, r.work, r.arch) };
+}
+
+/**
+ * Checks the file an order sends and returns its absolute path and size (-1 when it does not
+ * exist yet: a submission may name a file that appears before its start). The name is taken
+ * literally (a submission stores it; wildcards were expanded by the caller, each match checked
+ * here). Throws a TransferError FileNotAllowed when the policy refuses it.
+ */
+export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string): Promise<{ path: string; size: number }> {
+  let file: string | undefined;
+  try {
+    file = await resolvePolicyFile(name, sendRoots(rule, dirs), { wildcards: false });
+  } catch (err) {
+    if (err instanceof PathNotAllowedError) throw policyRefusal(err);
+    throw err;
+  }
+  const abs = file as string;
+  const st = await stat(abs).catch(() => undefined);
+  return { path: abs, size: st !== undefined && st.isFile() ? st.size : -1 };
+}
+
+/** A policy refusal as the order's TransferError (FileNotAllowed; HTTP 403). */
+export function policyRefusal(err: PathNotAllowedError): TransferError {
+  return new TransferError(ErrorCode.FileNotAllowed, err.message, { cause: err, details: { reason: 'fileNotAllowed' } });
+}

@@ -1,0 +1,279 @@
+/**
+ * The one service for transfer orders (issue 20 item 2): submit (new row for the scheduler), send
+ * now, stop, cancel, cancel-and-clean, restart, resubmit. The CLI, REST v1 and v2, the TRANSFER
+ * and RESCHEDULE tasks, the web UI and the FileWatcher call it; nothing else writes RUNNER rows
+ * for an order. It works with a live transfer engine (a server: running transfers are
+ * interrupted, "send now" runs) or without one (a client writing into the server's database: the
+ * stored row is changed the way the engine changes a row that is not running).
+ *
+ * Refusals are TransferErrors (src/model/transfer-error.ts): their code gives the wire code, the
+ * HTTP status and the exit code.
+ */
+import type { DirectoryConfig } from '../config/index.js';
+import { ErrorCode } from '../model/error-code.js';
+import type { Host } from '../model/host.js';
+import { isSendMode, ruleAllowsHost, type Rule } from '../model/rule.js';
+import { TransferError } from '../model/transfer-error.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import type { RunnerRepository } from '../store/index.js';
+import { isFinished } from '../transfer/state.js';
+import type { ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
+import { resolveOrderFile } from './order-files.js';
+import { newTransferRecord } from './new-record.js';
+import { refusalOf, restartStored, stopOrCancelStored, type OrderResult } from './stored-orders.js';
+
+/** What the service reads and writes: the RUNNER rows, rules and partners of this host. */
+export interface OrderStore {
+  runner: RunnerRepository;
+  rules: { get(idRule: string): Promise<Rule | undefined> };
+  hosts: { get(hostId: string): Promise<Host | undefined> };
+  nextTransferId(): Promise<bigint>;
+  /** Several rows in one transaction (submitMany); without it rows are written one by one. */
+  transaction?<T>(body: (tx: { runner: Pick<RunnerRepository, 'insertMany'>; nextTransferIds(n: number): Promise<bigint[]> }) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The transfer engine of this process, when it runs one (TransferEngine satisfies it): it
+ * interrupts a running transfer, restarts (forwarding to the requester when needed) and runs a
+ * transfer now.
+ */
+export interface LiveTransfers {
+  isRunning(ref: TransferRef): boolean;
+  stop(ref: TransferRef): Promise<ControlResult>;
+  cancel(ref: TransferRef): Promise<ControlResult>;
+  restart(ref: TransferRef, at?: Date): Promise<ControlResult>;
+  transfer(req: TransferRequest): Promise<TransferOutcome>;
+}
+
+export interface TransferOrdersOptions {
+  store: OrderStore;
+  /** This host's ids: plain (also OWNERREQ) and TLS. */
+  hostId: string;
+  sslHostId?: string | undefined;
+  directories: DirectoryConfig;
+  /** The host's default block size. */
+  blockSize: number;
+  /** Partner lookup (aliases, authent.xml without database); default `store.hosts.get`. */
+  partner?: (hostId: string) => Promise<Host | undefined>;
+  /** The engine, in a process that runs transfers. */
+  live?: LiveTransfers | (() => LiveTransfers | undefined);
+  now?: () => Date;
+}
+
+/**
+ * A new transfer (submit, send now): the engine's TransferRequest fields without stream and id.
+ * `file`, to send: relative to the rule's send directory or absolute inside the host's served
+ * directories (file policy, src/fs/file-policy.ts); to receive: the name asked of the partner.
+ */
+export interface TransferOrder extends Pick<TransferRequest, 'partner' | 'rule' | 'file' | 'md5' | 'blockSize' | 'fileInfo' | 'noFollow' | 'start'> {
+  /** Extra TRANSFERINFO (REST v2 `transferInfo`). */
+  transferInfo?: string;
+  /** The file's size when the caller already read it (masend's expansion). */
+  size?: number;
+}
+
+export class TransferOrders {
+  constructor(private readonly opts: TransferOrdersOptions) {}
+
+  private get live(): LiveTransfers | undefined {
+    const l = this.opts.live;
+    return typeof l === 'function' ? l() : l;
+  }
+
+  private now(): Date {
+    return this.opts.now?.() ?? new Date();
+  }
+
+  /** The row key of transfer `specialId` with `partner` on this host (the requester is our id towards it). */
+  async keyFor(partner: string, specialId: bigint): Promise<TransferKey> {
+    const host = await this.partnerHost(partner);
+    return { specialId, requester: this.ownIdFor(host), requested: host.hostId, ownerReq: this.opts.hostId };
+  }
+
+  /** This host's id towards `host`: the TLS id for a TLS partner. */
+  ownIdFor(host: Host): string {
+    return host.isSsl && this.opts.sslHostId !== undefined ? this.opts.sslHostId : this.opts.hostId;
+  }
+
+  private async partnerHost(partner: string): Promise<Host> {
+    const host = await (this.opts.partner ?? ((id: string) => this.opts.store.hosts.get(id)))(partner);
+    if (host === undefined) throw new TransferError(ErrorCode.NotKnownHost, `partner ${partner} is not known`, { details: { reason: 'unknownPartner', partner } });
+    if (partner === this.opts.hostId || partner === this.opts.sslHostId) {
+      throw new TransferError(ErrorCode.LoopSelfRequestedHost, `a transfer from ${partner} to itself is not possible`);
+    }
+    return host;
+  }
+
+  private async ruleFor(ruleId: string, host: Host, requester: string): Promise<Rule> {
+    const rule = await this.opts.store.rules.get(ruleId);
+    if (rule === undefined) throw new TransferError(ErrorCode.IncorrectCommand, `rule ${ruleId} is not known on this host`, { details: { reason: 'unknownRule', rule: ruleId } });
+    if (!ruleAllowsHost(rule, host.hostId) || !ruleAllowsHost(rule, requester)) {
+      throw new TransferError(ErrorCode.BadAuthent, `rule ${rule.idRule} is not allowed for ${host.hostId}`, { details: { reason: 'ruleNotAllowed', rule: rule.idRule, partner: host.hostId } });
+    }
+    return rule;
+  }
+
+  /**
+   * The row of a new transfer for the scheduler (TOSUBMIT at `order.start`), checked (partner,
+   * rule, file policy) and not written: submit() writes it, submitMany() writes a batch.
+   */
+  async prepare(order: TransferOrder): Promise<TransferRecord> {
+    const build = await this.builder(order);
+    return build(await this.opts.store.nextTransferId());
+  }
+
+  /** The checks of prepare(), and the row as a function of the id still to be given. */
+  private async builder(order: TransferOrder): Promise<(specialId: bigint) => TransferRecord> {
+    const host = await this.partnerHost(order.partner);
+    const requester = this.ownIdFor(host);
+    const rule = await this.ruleFor(order.rule, host, requester);
+    const sending = isSendMode(rule.mode);
+    const file = sending ? await resolveOrderFile(rule, this.opts.directories, order.file) : { size: -1 };
+    const now = this.now();
+    return (specialId) => newTransferRecord({
+      specialId, ownerId: this.opts.hostId, requester, partner: host.hostId, rule, md5: order.md5,
+      blockSize: order.blockSize ?? this.opts.blockSize, file: order.file, size: order.size ?? file.size,
+      fileInfo: order.fileInfo, noFollow: order.noFollow, transferInfo: order.transferInfo,
+      updatedInfo: UpdatedInfo.TOSUBMIT, start: order.start ?? now, now,
+    });
+  }
+
+  /** Submit: a new TOSUBMIT row the server's scheduler starts at `order.start` (database.md §9.1). */
+  async submit(order: TransferOrder): Promise<TransferRecord> {
+    const record = await this.prepare(order);
+    await this.opts.store.runner.insert(record);
+    return record;
+  }
+
+  /**
+   * Several submissions: the checks per order, then the rows in one transaction when the store has
+   * them; when that fails, one by one so only the rows that cannot be written fail. One result per
+   * order, in order: the row, or the TransferError of its refusal.
+   */
+  async submitMany(orders: readonly TransferOrder[]): Promise<Array<TransferRecord | TransferError>> {
+    type Build = (specialId: bigint) => TransferRecord;
+    const prepared: Array<Build | TransferError> = [];
+    for (const o of orders) {
+      try {
+        // The ids are given in the transaction below, all in one statement.
+        prepared.push(await this.builder(o));
+      } catch (err) {
+        prepared.push(asOrderError(err));
+      }
+    }
+    const rows = prepared.filter((p): p is Build => !(p instanceof TransferError));
+    const store = this.opts.store;
+    if (rows.length > 0 && store.transaction !== undefined) {
+      try {
+        const written = await store.transaction(async (tx) => {
+          const ids = await tx.nextTransferIds(rows.length);
+          const batch = rows.map((build, i) => build(ids[i] as bigint));
+          await tx.runner.insertMany(batch);
+          return batch;
+        });
+        let i = 0;
+        return prepared.map((p) => (p instanceof TransferError ? p : (written[i++] as TransferRecord)));
+      } catch {
+        // One row failed them all: nothing of the batch was written; one by one below.
+      }
+    }
+    const out: Array<TransferRecord | TransferError> = [];
+    for (const p of prepared) {
+      if (p instanceof TransferError) {
+        out.push(p);
+        continue;
+      }
+      try {
+        const record = p(await store.nextTransferId());
+        await store.runner.insert(record);
+        out.push(record);
+      } catch (err) {
+        out.push(asOrderError(err));
+      }
+    }
+    return out;
+  }
+
+  /** Send now: the engine runs the transfer to its end (success or error); no engine: refused. */
+  async sendNow(order: TransferOrder): Promise<TransferOutcome> {
+    const live = this.live;
+    if (live === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
+    const host = await this.partnerHost(order.partner);
+    const rule = await this.ruleFor(order.rule, host, this.ownIdFor(host));
+    if (isSendMode(rule.mode)) await resolveOrderFile(rule, this.opts.directories, order.file);
+    return live.transfer({
+      partner: order.partner, rule: order.rule, file: order.file, md5: order.md5, blockSize: order.blockSize, fileInfo: order.fileInfo, noFollow: order.noFollow,
+    });
+  }
+
+  /** Stop: a running transfer ends with `H` on both sides (rank kept); a stored one is marked. */
+  async stop(ref: TransferRef): Promise<OrderResult> {
+    return this.interrupt(ref, 'stop');
+  }
+
+  /** Cancel: ends with `K`, rank 0, the partial work file removed. */
+  async cancel(ref: TransferRef): Promise<OrderResult> {
+    return this.interrupt(ref, 'cancel');
+  }
+
+  /** Cancel and clean: cancel, then the RUNNER row itself is deleted (the transfer is forgotten). */
+  async cancelAndClean(ref: TransferRef): Promise<OrderResult> {
+    const key = this.key(ref);
+    const record = await this.opts.store.runner.get(key);
+    if (record === undefined) return { code: ErrorCode.TransferOk, message: `transfer ${ref.specialId} is not known: nothing done` };
+    const cancelled = isFinished(record) ? { code: ErrorCode.CompleteOk, message: '' } : await this.interrupt(ref, 'cancel');
+    await this.opts.store.runner.delete(key);
+    return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} cancelled and removed${cancelled.code === ErrorCode.CompleteOk ? '' : ` (${cancelled.message})`}` };
+  }
+
+  /**
+   * Restart (the admin order's answer, r66-protocol.md §9.9): back to the restart point for the
+   * scheduler at `at` (default now). Running: QueryStillRunning; finished: CompleteOk with `Q`.
+   */
+  async restart(ref: TransferRef, at?: Date): Promise<OrderResult> {
+    const live = this.live;
+    const key = this.key(ref);
+    if (live !== undefined) {
+      const result = await live.restart(ref, at);
+      const record = await this.opts.store.runner.get(key);
+      return { ...result, ...(record ? { record } : {}) };
+    }
+    return restartStored(this.opts.store.runner, key, at ?? this.now(), false);
+  }
+
+  /**
+   * Resubmit (asend -id, v1 create with an id): restart() as a submission: the row reset to its
+   * restart point, or a TransferError (unknown, running: QueryStillRunning, finished:
+   * QueryAlreadyFinished, nothing written).
+   */
+  async resubmit(ref: TransferRef, at?: Date): Promise<TransferRecord> {
+    const key = this.key(ref);
+    const record = await this.opts.store.runner.get(key);
+    if (record === undefined) throw new TransferError(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database`, { details: { reason: 'unknownTransfer' } });
+    if (isFinished(record)) throw new TransferError(ErrorCode.QueryAlreadyFinished, `transfer ${ref.specialId} is already finished`);
+    const result = await this.restart(ref, at);
+    const refused = refusalOf(result);
+    if (refused !== null) throw refused;
+    return result.record ?? record;
+  }
+
+  private key(ref: TransferRef): TransferKey {
+    return { specialId: ref.specialId, requester: ref.requester, requested: ref.requested, ownerReq: this.opts.hostId };
+  }
+
+  private async interrupt(ref: TransferRef, kind: 'stop' | 'cancel'): Promise<OrderResult> {
+    const live = this.live;
+    const key = this.key(ref);
+    if (live !== undefined) {
+      const result = await (kind === 'stop' ? live.stop(ref) : live.cancel(ref));
+      const record = await this.opts.store.runner.get(key);
+      return { ...result, ...(record ? { record } : {}) };
+    }
+    return stopOrCancelStored(this.opts.store.runner, key, kind);
+  }
+}
+
+/** A refusal or a store failure as the TransferError of an order. */
+export function asOrderError(err: unknown): TransferError {
+  return TransferError.from(err);
+}

@@ -1,0 +1,270 @@
+/**
+ * The transfer's state machine (database.md §6.1, issue 20 item 1): the legal moves of a RUNNER
+ * row over GLOBALSTEP/GLOBALLASTSTEP x STEPSTATUS (+ INFOSTATUS) x UPDATEDINFO, and the columns
+ * each move writes. This module is the only code that computes those columns: the engine's
+ * RunnerRow, the scheduler and the order service (src/operations) ask it for a change and write
+ * what it returns. A move that is not legal from the row's current state throws
+ * {@link IllegalTransitionError} before anything is written.
+ *
+ * The state a move is checked against is the row's: `globalStep`, `globalLastStep`,
+ * `updatedInfo` (and `retrieveMode`/`rank` for the restart point). The table {@link MOVES} is the
+ * reference: each move names the states it is legal from, and `apply` gives the columns it sets.
+ */
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { TransferError } from '../model/transfer-error.js';
+import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import type { TransferStateChange } from '../store/index.js';
+
+/** The columns a move is checked against (a stored row, or the engine's record in memory). */
+export type TransferState = Pick<TransferRecord, 'globalStep' | 'globalLastStep' | 'updatedInfo' | 'rank' | 'retrieveMode' | 'infoStatus'>;
+
+/** The columns only this module computes. */
+export type StateColumn = 'globalStep' | 'globalLastStep' | 'stepStatus' | 'updatedInfo';
+
+/** A change of the state columns, as computed here (the brand keeps hand-made changes out of RunnerRow.move()). */
+export type StateChange = TransferStateChange & { readonly __state: true };
+
+/** Every move of a transfer's row. */
+export type TransferMove =
+  /** A requester's attempt begins (the scheduler's or a direct one): back to the restart point. */
+  | { kind: 'attemptStart' }
+  /** The requested host resumes its existing row for a partner's Request. */
+  | { kind: 'requestedResume' }
+  | { kind: 'preTasksStart'; stepIndex: number }
+  | { kind: 'preTasksDone' }
+  | { kind: 'transferStart' }
+  | { kind: 'postTasksStart'; stepIndex: number }
+  | { kind: 'postTasksDone' }
+  | { kind: 'allDone' }
+  /** The error tasks start (run once per attempt). */
+  | { kind: 'errorTasksStart'; code: ErrorCodeInfo }
+  /** Error end of a session: `rescheduled` by a RESCHEDULE task, `retriedByCaller` (requester, retryable code). */
+  | { kind: 'inError'; code: ErrorCodeInfo; rescheduled?: boolean; retriedByCaller?: boolean }
+  /** A requester's attempt that never reached a session (no rule, no file, no connection). */
+  | { kind: 'failedBeforeSession'; code: ErrorCodeInfo; retry: boolean }
+  /** The caller retries later (`at`): the row waits for the scheduler again. */
+  | { kind: 'retryLater'; at: Date; code?: ErrorCodeInfo }
+  /** The caller gave up retrying. */
+  | { kind: 'givenUp'; code?: ErrorCodeInfo }
+  /** The scheduler found a due row where this host is only the requested side. */
+  | { kind: 'notRequester' }
+  /** Stop or cancel of a row that is not running on this host. */
+  | { kind: 'stopRecord' }
+  | { kind: 'cancelRecord' }
+  /** Back to the restart point for the scheduler at `at` (restart, resubmit). */
+  | { kind: 'restart'; at: Date }
+  /** A restart asked for a finished transfer: only INFOSTATUS says so (`Q`). */
+  | { kind: 'alreadyFinished' };
+
+export type MoveKind = TransferMove['kind'];
+
+/** A move refused from the row's current state: nothing was written. */
+export class IllegalTransitionError extends TransferError {
+  constructor(readonly move: MoveKind, readonly from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand) {
+    super(code, `transfer state: ${move} is not allowed from ${describeState(from)}`, {
+      details: { move, globalStep: from.globalStep, globalLastStep: from.globalLastStep, updatedInfo: from.updatedInfo },
+    });
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+/** `GLOBALSTEP n (NAME) / GLOBALLASTSTEP m, UPDATEDINFO u (NAME)`: for messages and test tables. */
+export function describeState(s: TransferState): string {
+  return `step ${TaskStep[s.globalStep] ?? s.globalStep}/${TaskStep[s.globalLastStep] ?? s.globalLastStep}, ${UpdatedInfo[s.updatedInfo] ?? s.updatedInfo}`;
+}
+
+/** True when the row is finished for good (complete): only a `Q` mark may still change it. */
+export function isFinished(s: Pick<TransferState, 'globalStep' | 'globalLastStep' | 'updatedInfo'>): boolean {
+  return s.updatedInfo === UpdatedInfo.DONE || s.globalStep === TaskStep.ALLDONETASK;
+}
+
+const notFinished = (s: TransferState): boolean => !isFinished(s) && s.globalLastStep !== TaskStep.ALLDONETASK;
+const stepIn = (...steps: TaskStep[]) => (s: TransferState): boolean => steps.includes(s.globalStep) && s.updatedInfo !== UpdatedInfo.DONE;
+
+/** A warning from a task stays visible in INFOSTATUS until the end (tasks.md §7). */
+function keepWarning(s: TransferState, code: ErrorCodeInfo): ErrorCodeInfo {
+  return s.infoStatus === ErrorCode.Warning ? ErrorCode.Warning : code;
+}
+
+/** The codes STEPSTATUS/INFOSTATUS show at each restart point (database.md §6.1 "Restart"). */
+export function restartStatus(step: TaskStep): ErrorCodeInfo {
+  switch (step) {
+    case TaskStep.PRETASK: return ErrorCode.InitOk;
+    case TaskStep.TRANSFERTASK: return ErrorCode.PreProcessingOk;
+    case TaskStep.POSTTASK: return ErrorCode.TransferOk;
+    default: return ErrorCode.Unknown;
+  }
+}
+
+/**
+ * Where a transfer resumes (the one place that computes it): the step is GLOBALLASTSTEP (a row
+ * that never got past the error or completion steps restarts from the beginning); the rank is
+ * kept in the data phase, lowered by `gapRestart` on a receiver (its last blocks may not have
+ * reached the disk; never below 1 once data was received), 0 before it; `offeredRank` (the
+ * partner's rank in its Request) caps it; through modes always restart at 0.
+ */
+export function restartPoint(s: Pick<TransferState, 'globalLastStep' | 'rank'>, opts: { isSender: boolean; gapRestart: number; offeredRank?: number; through?: boolean }): { step: TaskStep; rank: number } {
+  const step = s.globalLastStep >= TaskStep.PRETASK && s.globalLastStep <= TaskStep.POSTTASK ? s.globalLastStep : TaskStep.NOTASK;
+  let rank = s.rank;
+  if (!opts.isSender && step === TaskStep.TRANSFERTASK && rank > 0) rank = Math.max(1, rank - opts.gapRestart);
+  if (step < TaskStep.TRANSFERTASK || opts.through === true) rank = 0;
+  if (opts.offeredRank !== undefined) rank = Math.min(rank, opts.offeredRank);
+  return { step, rank: Math.max(0, rank) };
+}
+
+interface MoveRule<K extends MoveKind> {
+  /** In words, for the documentation and the refusal tables of the tests. */
+  readonly from: string;
+  readonly legal: (s: TransferState) => boolean;
+  readonly apply: (s: TransferState, m: Extract<TransferMove, { kind: K }>) => TransferStateChange;
+  /** The code of the refusal (IncorrectCommand unless a more precise one exists). */
+  readonly refusal?: (s: TransferState) => ErrorCodeInfo;
+}
+
+type MoveTable = { readonly [K in MoveKind]: MoveRule<K> };
+
+const finishedRefusal = (s: TransferState): ErrorCodeInfo => (isFinished(s) ? ErrorCode.QueryAlreadyFinished : ErrorCode.IncorrectCommand);
+
+/** The legal moves (database.md §6.1). */
+export const MOVES: MoveTable = {
+  attemptStart: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (s) => ({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: s.globalLastStep }),
+    refusal: finishedRefusal,
+  },
+  requestedResume: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (s) => ({ updatedInfo: UpdatedInfo.RUNNING, globalStep: s.globalLastStep }),
+    refusal: finishedRefusal,
+  },
+  preTasksStart: {
+    from: 'GLOBALSTEP NOTASK or PRETASK, restart point at or before the pre-tasks',
+    legal: (s) => stepIn(TaskStep.NOTASK, TaskStep.PRETASK)(s) && s.globalLastStep <= TaskStep.PRETASK,
+    apply: (_s, m) => ({ globalStep: TaskStep.PRETASK, globalLastStep: TaskStep.PRETASK, step: m.stepIndex, stepStatus: ErrorCode.Running, infoStatus: ErrorCode.InitOk, updatedInfo: UpdatedInfo.RUNNING }),
+  },
+  preTasksDone: {
+    from: 'GLOBALSTEP PRETASK',
+    legal: stepIn(TaskStep.PRETASK),
+    apply: (s) => ({ stepStatus: ErrorCode.PreProcessingOk, infoStatus: keepWarning(s, ErrorCode.PreProcessingOk) }),
+  },
+  transferStart: {
+    from: 'GLOBALSTEP PRETASK or TRANSFERTASK (a resumed data phase)',
+    legal: stepIn(TaskStep.PRETASK, TaskStep.TRANSFERTASK),
+    apply: (s) => ({ globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, infoStatus: keepWarning(s, ErrorCode.PreProcessingOk), updatedInfo: UpdatedInfo.RUNNING }),
+  },
+  postTasksStart: {
+    from: 'GLOBALSTEP TRANSFERTASK or POSTTASK (resumed post-tasks)',
+    legal: stepIn(TaskStep.TRANSFERTASK, TaskStep.POSTTASK),
+    apply: (s, m) => ({ globalStep: TaskStep.POSTTASK, globalLastStep: TaskStep.POSTTASK, step: m.stepIndex, stepStatus: ErrorCode.Running, infoStatus: keepWarning(s, ErrorCode.TransferOk), updatedInfo: UpdatedInfo.RUNNING }),
+  },
+  postTasksDone: {
+    from: 'GLOBALSTEP POSTTASK',
+    legal: stepIn(TaskStep.POSTTASK),
+    apply: (s) => ({ stepStatus: ErrorCode.PostProcessingOk, infoStatus: keepWarning(s, ErrorCode.PostProcessingOk) }),
+  },
+  allDone: {
+    // Normally after the post-tasks; also earlier when the partner answers that it already has
+    // the whole file (QueryAlreadyFinished to a sender, r66-protocol.md §9.7).
+    from: 'GLOBALSTEP NOTASK to POSTTASK',
+    legal: stepIn(TaskStep.NOTASK, TaskStep.PRETASK, TaskStep.TRANSFERTASK, TaskStep.POSTTASK),
+    apply: (s) => ({ globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, step: 0, stepStatus: ErrorCode.CompleteOk, infoStatus: s.infoStatus === ErrorCode.Warning ? ErrorCode.Warning : ErrorCode.CompleteOk, updatedInfo: UpdatedInfo.DONE }),
+  },
+  errorTasksStart: {
+    from: 'GLOBALSTEP NOTASK to POSTTASK (not finished, error tasks not started)',
+    legal: (s) => notFinished(s) && s.globalStep !== TaskStep.ERRORTASK,
+    apply: (_s, m) => ({ globalStep: TaskStep.ERRORTASK, step: 0, infoStatus: m.code }),
+    refusal: finishedRefusal,
+  },
+  inError: {
+    // GLOBALLASTSTEP stays: it is the restart point.
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (_s, m) => ({
+      globalStep: TaskStep.ERRORTASK, step: 0,
+      // Rescheduled: the step shows the error tasks' result (Warning), INFOSTATUS keeps the error.
+      stepStatus: m.rescheduled === true ? ErrorCode.Warning : m.code, infoStatus: m.code,
+      // A local shutdown leaves the row INTERRUPTED, which the next start resubmits (database.md §6).
+      updatedInfo: m.rescheduled === true || m.retriedByCaller === true ? UpdatedInfo.TOSUBMIT : m.code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR,
+    }),
+    refusal: finishedRefusal,
+  },
+  failedBeforeSession: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (_s, m) => ({ infoStatus: m.code, stepStatus: m.code, updatedInfo: m.retry ? UpdatedInfo.TOSUBMIT : UpdatedInfo.INERROR, ...(m.retry ? {} : { globalStep: TaskStep.ERRORTASK }) }),
+    refusal: finishedRefusal,
+  },
+  retryLater: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (_s, m) => ({ updatedInfo: UpdatedInfo.TOSUBMIT, start: m.at, ...(m.code ? { infoStatus: m.code } : {}) }),
+    refusal: finishedRefusal,
+  },
+  givenUp: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (_s, m) => ({ updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, ...(m.code ? { infoStatus: m.code } : {}) }),
+    refusal: finishedRefusal,
+  },
+  notRequester: {
+    from: 'UPDATEDINFO TOSUBMIT',
+    legal: (s) => s.updatedInfo === UpdatedInfo.TOSUBMIT,
+    apply: () => ({ updatedInfo: UpdatedInfo.INTERRUPTED }),
+  },
+  stopRecord: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: () => ({ updatedInfo: UpdatedInfo.INERROR, infoStatus: ErrorCode.StoppedTransfer, stepStatus: ErrorCode.StoppedTransfer, globalStep: TaskStep.ERRORTASK }),
+    refusal: finishedRefusal,
+  },
+  cancelRecord: {
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: () => ({ updatedInfo: UpdatedInfo.INERROR, infoStatus: ErrorCode.CanceledTransfer, stepStatus: ErrorCode.CanceledTransfer, globalStep: TaskStep.ERRORTASK, rank: 0 }),
+    refusal: finishedRefusal,
+  },
+  restart: {
+    // RUNNING rows are refused by the caller when the transfer runs on this host; a row left
+    // RUNNING by a crash may be restarted (the next start would resubmit it anyway).
+    from: 'any state but finished',
+    legal: notFinished,
+    apply: (s, m) => {
+      const { step } = restartPoint(s, { isSender: true, gapRestart: 0 });
+      const status = restartStatus(step);
+      // The rank is kept: the attempt that resumes lowers it for a receiver (restartPoint), once.
+      return { globalStep: step, globalLastStep: step, stepStatus: status, infoStatus: status, updatedInfo: UpdatedInfo.TOSUBMIT, start: m.at };
+    },
+    refusal: finishedRefusal,
+  },
+  alreadyFinished: {
+    from: 'finished (GLOBALSTEP ALLDONETASK or UPDATEDINFO DONE)',
+    legal: isFinished,
+    apply: () => ({ infoStatus: ErrorCode.QueryAlreadyFinished }),
+  },
+};
+
+/** True when `move` is legal from `state`. */
+export function isLegal(state: TransferState, kind: MoveKind): boolean {
+  return MOVES[kind].legal(state);
+}
+
+/**
+ * The columns `move` writes from `state`, or IllegalTransitionError when it is not legal. The
+ * caller writes the change (RunnerRow.move(), RunnerRepository.updateState) and nothing else of
+ * the state columns.
+ */
+export function transition(state: TransferState, move: TransferMove): StateChange {
+  const rule = MOVES[move.kind] as MoveRule<MoveKind>;
+  if (!rule.legal(state)) throw new IllegalTransitionError(move.kind, state, rule.refusal?.(state) ?? ErrorCode.IncorrectCommand);
+  return rule.apply(state, move as never) as StateChange;
+}
+
+/**
+ * The state columns of a new row (database.md §6.1 "Row created by the requester", or the
+ * requested host's new row): steps 0/0, STEP -1, statuses `-`.
+ */
+export function initialState(updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT | UpdatedInfo.RUNNING): Pick<TransferRecord, 'globalStep' | 'globalLastStep' | 'step' | 'rank' | 'stepStatus' | 'infoStatus' | 'updatedInfo'> {
+  return { globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0, stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown, updatedInfo };
+}
