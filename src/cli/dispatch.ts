@@ -1,5 +1,8 @@
-/** Picks the handler of a wrapper command; unknown or missing commands print the usage (cli.md §1.1). */
+/** Picks the handler of a wrapper command; a missing command or `help` prints the usage (cli.md §1.1). */
 import type { Io } from './io.js';
+
+/** Exit code of an unknown command (the original prints the usage and exits 0). */
+export const EXIT_UNKNOWN_COMMAND = 1;
 
 export type CommandHandler<C> = (ctx: C, args: readonly string[]) => Promise<number>;
 
@@ -22,10 +25,14 @@ export async function dispatch<C>(
   const [command, ...rest] = args;
   const handler = command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (handler === undefined) {
-    // Unknown or missing command, `help` included: the usage, exit 0 (scripts rely on it).
-    if (command !== undefined && command !== 'help') io.err(`${program}: unknown command '${command}'\n`);
-    io.out(usage);
-    return 0;
+    // No command or `help`: the usage, exit 0. An unknown command is an error (exit 1, the usage on
+    // stderr) so that a typo in a script does not pass for success (compatibility.md).
+    if (command === undefined || command === 'help' || command === '-h' || command === '--help') {
+      io.out(usage);
+      return 0;
+    }
+    io.err(`${program}: unknown command '${command}'\n${usage}`);
+    return EXIT_UNKNOWN_COMMAND;
   }
   return handler(ctx, rest);
 }

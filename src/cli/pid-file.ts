@@ -1,6 +1,7 @@
 /**
- * The server's PID file (cli.md §2.1-2.3): written once the server is up in service mode, read by
- * `stop`/`status`, removed at shutdown. Writes are atomic (temp file + rename) so a reader never
+ * The server's PID file (cli.md §2.1-2.3): written once the server is up, in the foreground as in
+ * service mode (the original writes it only in service mode), read by `stop`/`status`/`restart`,
+ * removed at shutdown. A file whose process is gone, or is not a server, is stale and ignored. Writes are atomic (temp file + rename) so a reader never
  * sees a truncated number.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,8 +47,23 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** The PID of the running server recorded in `path`, or undefined if none is running. */
+/**
+ * False when the process is known to be something else than an svc-r66 server: after a reboot or
+ * a crash, the PID of a stale file may belong to any program. Where /proc is unreadable the answer
+ * is true (the liveness probe alone decides).
+ */
+export function isServerProcess(pid: number): boolean {
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+  } catch {
+    return true;
+  }
+  return cmdline.includes('r66server');
+}
+
+/** The PID of the running server recorded in `path`, or undefined if none is running (stale file). */
 export function runningPid(path: string): number | undefined {
   const pid = readPid(path);
-  return pid !== undefined && isAlive(pid) ? pid : undefined;
+  return pid !== undefined && isAlive(pid) && isServerProcess(pid) ? pid : undefined;
 }

@@ -17,6 +17,8 @@ export interface ServerProcessOptions {
   io: Io;
   /** True in the detached copy of service mode: log to a file, report readiness over IPC. */
   daemon: boolean;
+  /** Called once every component is up (writes the PID file). */
+  onStarted?: () => void;
   /** Called once after the ordered stop (removes the PID file). */
   onStopped: () => void;
 }
@@ -62,6 +64,7 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
     return EXIT_START_FAILED;
   }
   if (runtime.lifecycle.isRunning) {
+    opts.onStarted?.();
     log.info({ components: runtime.lifecycle.names }, 'server started');
     io.out(`svc-r66 server ${config.hostId} is running (configuration ${config.file}):\n${runtime.describe().map((l) => `  ${l}\n`).join('')}Stop it with Ctrl-C or SIGTERM.\n`);
     if (opts.daemon && process.send) {

@@ -55,6 +55,8 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
     configFile: configFileOf(ctx.instance, 'server'),
     io: ctx.io,
     daemon,
+    // Every mode records its PID, so status/stop/restart find a server however it was started.
+    onStarted: () => writePid(pidFile, process.pid),
     onStopped: () => removePidIfOwned(pidFile, process.pid),
   });
 }
@@ -133,11 +135,16 @@ export async function statusCommand(ctx: ServerCommandContext, args: readonly st
   return pid === undefined ? EXIT_NOT_RUNNING : EXIT_OK;
 }
 
+/**
+ * Stop if running, then start. A server that was running comes back in the background whatever
+ * SVC_SERVICE says: its terminal (if it had one) is not this command's, and a restarted service
+ * must not end up tied to the shell that restarted it. With no server running it is `start`.
+ */
 export async function restartCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
   noArguments(args, 'restart');
-  if (runningPid(serverPidFile(ctx.instance, ctx.env)) !== undefined) {
-    const code = await stopCommand(ctx, []);
-    if (code !== EXIT_OK) return EXIT_START_FAILED;
-  }
-  return startCommand(ctx, []);
+  const pidFile = serverPidFile(ctx.instance, ctx.env);
+  if (runningPid(pidFile) === undefined) return startCommand(ctx, []);
+  const code = await stopCommand(ctx, []);
+  if (code !== EXIT_OK) return EXIT_START_FAILED;
+  return startInBackground(ctx, pidFile);
 }

@@ -11,9 +11,9 @@ export interface CommandHelp {
 }
 
 export const SERVER_COMMANDS: CommandHelp[] = [
-  { synopsis: 'start', summary: 'run the server (foreground; background with SVC_SERVICE=1, writing the PID file)' },
-  { synopsis: 'stop', summary: 'stop the server started in service mode (PID file)' },
-  { synopsis: 'restart', summary: 'stop if running, then start' },
+  { synopsis: 'start', summary: 'run the server (foreground; background with SVC_SERVICE=1); both write the PID file' },
+  { synopsis: 'stop', summary: 'stop the server (found by its PID file, however it was started)' },
+  { synopsis: 'restart', summary: 'stop if running and start again in the background; else start' },
   { synopsis: 'status', summary: 'say whether the server runs (exit 0 running, 1 not running)' },
   { synopsis: 'initdb [OPTIONS]', summary: 'create or upgrade the database, optionally load files (see below)' },
   { synopsis: 'loadconf', summary: 'load authent-server.xml (or authent.xml) and the rule files of CONFDIR into the database' },

@@ -6,7 +6,7 @@ export {
   CRYPTO_KEY_LENGTH, decodeHex, decryptPassword, decryptPasswordHex, decryptPasswordHexBytes, encryptPassword, encryptPasswordHex,
   generateCryptoKey, readCryptoKeyFile, readGgpFile, readGgpHex, writeCryptoKeyFile, writeGgpFile,
 } from './crypto.js';
-export { effectiveRole, formatRoleSet, hasRole, parseRoleSet } from './roles.js';
+export { effectiveRole, formatRoleSet, hasRole, missingRoleMessage, parseRoleSet } from './roles.js';
 export { loadServerConfig, serverConfigToXml, writeServerConfig } from './server-config.js';
 export { clientConfigToXml, loadClientConfig, loadSubmitClientConfig, writeClientConfig, type ClientLoadOptions } from './client-config.js';
 export { authentToXml, loadAuthentFile, writeAuthentFile } from './authent.js';

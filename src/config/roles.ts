@@ -27,6 +27,14 @@ export function formatRoleSet(mask: number): string {
   return names.length === 0 ? 'NOACCESS' : names.join(' ');
 }
 
+/**
+ * The refusal of an order the caller's roles do not allow: the original's words (code `A`,
+ * r66-protocol.md §9.11), then the cause, so that the operator on the other side knows what to grant.
+ */
+export function missingRoleMessage(hostId: string, role: number): string {
+  return `Not correctly authenticated: partner ${hostId} lacks the role ${formatRoleSet(role)} here (server.xml <roles>, or admin in its partner entry)`;
+}
+
 /** True when `mask` contains every bit of `role`. */
 export function hasRole(mask: number, role: number): boolean {
   return (mask & role) === role;

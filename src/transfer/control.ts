@@ -4,7 +4,7 @@
  * ErrorCode character: Valid(header = the request's middle, middle = code, 15) or
  * JsonCommand(header = the request JSON, result = code, 15).
  */
-import { hasRole, Role } from '../config/index.js';
+import { hasRole, missingRoleMessage, Role } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestContext, RequestHandler } from '../net/handlers.js';
@@ -30,11 +30,13 @@ function restartTime(text: string | null | undefined): Date | undefined {
  */
 function allowed(engine: TransferEngine, ctx: RequestContext, subType: number): boolean {
   if (engine.isOwnId(ctx.partner.hostId)) return true;
-  return hasRole(engine.roleOf(ctx.partner.hostId, ctx.partner.host.adminRole), subType === PacketType.VALID ? Role.TRANSFER : Role.SYSTEM);
+  return hasRole(engine.roleOf(ctx.partner.hostId, ctx.partner.host.adminRole), orderRole(subType));
 }
 
+const orderRole = (subType: number): number => (subType === PacketType.VALID ? Role.TRANSFER : Role.SYSTEM);
+
 async function order(engine: TransferEngine, ctx: RequestContext, subType: number, ref: TransferRef, at: Date | undefined): Promise<ControlResult> {
-  if (!allowed(engine, ctx, subType)) throw new R66Error('Not correctly authenticated', ErrorCode.BadAuthent);
+  if (!allowed(engine, ctx, subType)) throw new R66Error(missingRoleMessage(ctx.partner.hostId, orderRole(subType)), ErrorCode.BadAuthent);
   if (subType === PacketType.STOP) return engine.stop(ref);
   if (subType === PacketType.CANCEL) return engine.cancel(ref);
   return engine.restart(ref, at);

@@ -9,12 +9,19 @@ beforeEach(() => (box = sandbox()));
 afterEach(() => box.cleanup());
 
 describe('usage and instance errors (cli.md §1.1)', () => {
-  it.each([[[]], [['help']], [['frobnicate']]])('%j prints the usage and exits 0', async (args) => {
+  it.each([[[]], [['help']]])('%j prints the usage and exits 0', async (args) => {
     const r = await runCli('server', args, box.env);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: svc-r66server [HOSTID] [-home DIR] COMMAND');
     for (const c of ['start', 'stop', 'restart', 'status', 'initdb', 'loadconf', 'loadauth FILE', 'loadrule DIR']) expect(r.stdout).toContain(`  ${c}`);
-    if (args[0] === 'frobnicate') expect(r.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it.each(['server', 'client'] as const)('an unknown %s command is an error: exit 1, the usage on stderr', async (side) => {
+    const r = await runCli(side, ['frobnicate'], box.env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`svc-r66${side}: unknown command 'frobnicate'`);
+    expect(r.stderr).toContain(`Usage: svc-r66${side}`);
   });
 
   it('a CONFDIR without server.xml: "does not exist", exit 2', async () => {

@@ -12,7 +12,7 @@
  * this layer knows only the wire forms and the permission rule. Other sub-types go to the handler
  * registered before (chain), as the transfer engine does for its orders.
  */
-import { hasRole, Role } from '../../config/index.js';
+import { hasRole, missingRoleMessage, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { newJsonCommand, PacketType, type JsonCommandOf, type JsonCommandPacket, type ValidPacket } from '../../protocol/index.js';
 import { R66Error } from '../errors.js';
@@ -72,7 +72,7 @@ export function parseLegacyTimestamp(text: string): Date | undefined {
 function checkRole(source: AdminExportSource, ctx: RequestContext, role: number): void {
   const caller = ctx.partner.hostId;
   if (source.ownIds.includes(caller) || hasRole(source.roleOf(ctx.partner), role)) return;
-  throw new R66Error('Not correctly authenticated', ErrorCode.BadAuthent);
+  throw new R66Error(missingRoleMessage(caller, role), ErrorCode.BadAuthent);
 }
 
 /** A failure of the server-side work becomes the Error answer, without internal details. */
