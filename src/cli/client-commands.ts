@@ -13,6 +13,9 @@ const transfer = lazyCommand<ClientCommandContext>(async () => (await import('./
 const getinfo = lazyCommand<ClientCommandContext>(async () => (await import('./client-getinfo.js')).getinfoCommand);
 const message = lazyCommand<ClientCommandContext>(async () => (await import('./client-message.js')).messageCommand);
 const business = lazyCommand<ClientCommandContext>(async () => (await import('./client-business.js')).businessCommand);
+const spool = lazyCommand<ClientCommandContext>(async () => (await import('./client-spool.js')).spoolCommand);
+const watcher = lazyCommand<ClientCommandContext>(async () => (await import('./client-watcher.js')).watcherCommand);
+const icaptest = lazyCommand<ClientCommandContext>(async () => (await import('./client-icaptest.js')).icaptestCommand);
 
 export const CLIENT_NETWORK_COMMANDS: Record<string, Handler> = {
   send,
@@ -23,6 +26,10 @@ export const CLIENT_NETWORK_COMMANDS: Record<string, Handler> = {
   getinfo,
   message,
   business,
+  // The FileWatcher (filewatcher.md §1).
+  spool,
+  watcher,
+  icaptest,
   // The seed names these raw entry points (cli.md §5): accepted as command names too.
   Message: message,
   BusinessRequest: business,

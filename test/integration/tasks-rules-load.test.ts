@@ -82,16 +82,16 @@ describe('rule loading refuses the later task types', () => {
     expect(await ruleIds()).toEqual([]);
   });
 
-  it('the server start refuses a rule of its database using ICAP (exit 1, task and rule named)', async () => {
+  it('the server start refuses a rule of its database using SNMP (exit 1, task and rule named)', async () => {
     expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
     const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`), { hostId: 'hosta' });
-    await store.rules.upsert(rule('withftp', TransferMode.SENDMODE, { sErrorTasks: [{ type: 'ICAP', path: '-file #TRUEFULLPATH#', delay: 0 }] }));
+    await store.rules.upsert(rule('withftp', TransferMode.SENDMODE, { sErrorTasks: [{ type: 'SNMP', path: '-file #TRUEFULLPATH#', delay: 0 }] }));
     await store.close();
     const server = spawnCli('server', ['start'], env);
     running.push(server);
     const result = await server.exited;
     expect(result.code).toBe(1);
-    expectNamed(result.stderr, 'ICAP');
+    expectNamed(result.stderr, 'SNMP');
   });
 
   it('the server start without database refuses a rule file using SNMP', async () => {

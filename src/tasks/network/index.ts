@@ -1,0 +1,7 @@
+/** The network task family (tasks.md §8): ICAP, FTP and the five S3 tasks. */
+import type { TaskImplementation } from '../task.js';
+import { icapTask } from './icap-task.js';
+
+export const networkTasks: Record<string, TaskImplementation> = {
+  ICAP: icapTask,
+};
