@@ -10,7 +10,12 @@ import type { ServerRuntime } from '../server/runtime.js';
 import type { TransferEngine } from '../transfer/engine.js';
 import type { TransferService } from '../transfer/service.js';
 import { MetricsEndpoint } from './http-endpoint.js';
+import { DatabaseLease } from './leader.js';
 import { HostMetrics } from './metrics.js';
+import { ElasticsearchPushTarget } from './push/es-target.js';
+import { PushExporter } from './push/exporter.js';
+import { HttpPushTarget } from './push/http-target.js';
+import { pushTls, type PushTarget } from './push/target.js';
 import { loadMonitoringSettings, type MonitoringSettings } from './settings.js';
 
 export interface MonitorDeps {
@@ -54,6 +59,8 @@ export class MonitorComponent implements Component {
     }
     try {
       if (settings.metricsPort > 0) this.parts.push(await this.startMetrics(settings));
+      const push = await this.startPush(settings);
+      if (push !== undefined) this.parts.push(push);
     } catch (err) {
       await this.stop();
       throw err;
@@ -66,6 +73,35 @@ export class MonitorComponent implements Component {
 
   async stop(): Promise<void> {
     for (const part of this.parts.splice(0).reverse()) await part.stop().catch(() => undefined);
+  }
+
+  /** Push monitoring (§A) when `pushMonitor` has a url; in a cluster only the lease holder pushes. */
+  private async startPush(settings: MonitoringSettings): Promise<MonitorPart | undefined> {
+    const { config, log } = this.runtime;
+    const push = config.pushMonitor;
+    if (push === null) return undefined;
+    if (settings.pushLeader === 'never') {
+      log.info('push monitoring configured but <monitoring><pushleader> is never on this member: another member pushes');
+      return undefined;
+    }
+    const https = push.url.split(',').some((u) => u.trim().toLowerCase().startsWith('https:'));
+    const tls = https ? await pushTls(config.ssl, settings.pushInsecure) : undefined;
+    const timeoutMs = config.limits.timeoutCon;
+    const target: PushTarget = push.kind === 'rest'
+      ? new HttpPushTarget(push, config.hostId, settings.brand === 'svc' ? 'X-SVC' : 'X-WAARP', timeoutMs, tls)
+      : new ElasticsearchPushTarget(push, config.hostId, timeoutMs, tls);
+    const logger = log.child({ component: 'push-monitor' });
+    const lease = settings.pushLeader === 'auto' ? new DatabaseLease({ job: 'pushmonitor', hostId: config.hostId, store: () => this.runtime.store, logger }) : undefined;
+    await lease?.start();
+    const exporter = new PushExporter({
+      hostId: config.hostId, store: () => this.runtime.store, target, delayMs: push.delay, intervalIncluded: push.intervalIncluded,
+      transformLongAsString: push.transformLongAsString, intervalKey: settings.brand === 'svc' ? 'svcMonitor' : 'waarpMonitor', logger, ...(lease ? { lease } : {}),
+    });
+    exporter.start();
+    return {
+      stop: async () => { await exporter.stop(); await lease?.stop(); },
+      describe: () => [`${target.describe()} every ${push.delay} ms${lease ? ' (one member of the cluster pushes: database lease)' : ''}`],
+    };
   }
 
   private async startMetrics(settings: MonitoringSettings): Promise<MonitorPart> {

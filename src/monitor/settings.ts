@@ -9,6 +9,7 @@
  *     <healthpath>/health</healthpath>
  *     <pushleader>auto</pushleader>            auto | always | never (push monitoring in a cluster)
  *     <monitorheaders>svc</monitorheaders>     svc | waarp (names of the push headers and key)
+ *     <pushinsecure>false</pushinsecure>       true: do not verify an https collector's certificate
  *   </monitoring>
  *
  * `SVC_MONITORING=off` in the environment turns every monitoring facility off (push, SNMP,
@@ -31,10 +32,12 @@ export interface MonitoringSettings {
   pushLeader: PushLeaderMode;
   /** `waarp`: X-WAARP-* headers and the `waarpMonitor` key as the original; `svc`: rebranded. */
   brand: 'svc' | 'waarp';
+  /** Accept any certificate from an https push receiver (the original's REST behaviour). */
+  pushInsecure: boolean;
 }
 
 export const DEFAULT_MONITORING: MonitoringSettings = {
-  enabled: true, metricsPort: 0, metricsAddress: '127.0.0.1', metricsPath: '/metrics', healthPath: '/health', pushLeader: 'auto', brand: 'waarp',
+  enabled: true, metricsPort: 0, metricsAddress: '127.0.0.1', metricsPath: '/metrics', healthPath: '/health', pushLeader: 'auto', brand: 'waarp', pushInsecure: false,
 };
 
 function path(sec: SectionReader, name: string, fallback: string): string {
@@ -63,6 +66,7 @@ export async function loadMonitoringSettings(serverXml: string, env: NodeJS.Proc
     healthPath: path(sec, 'healthpath', DEFAULT_MONITORING.healthPath),
     pushLeader: oneOf(sec, 'pushleader', ['auto', 'always', 'never'], 'auto'),
     brand: oneOf(sec, 'monitorheaders', ['svc', 'waarp'], 'waarp'),
+    pushInsecure: sec.boolean('pushinsecure', false),
   };
   if (env.SVC_METRICS_PORT !== undefined && env.SVC_METRICS_PORT !== '') {
     const port = Number(env.SVC_METRICS_PORT);

@@ -1,0 +1,97 @@
+/**
+ * The push monitoring job (monitoring.md §A.2): fixed-delay runs; each selects this host's
+ * transfer records with `last <= STOPTRANS <= now` (all of them on the first run), pushes them in
+ * one request and only then stores `now` as the new `last`. A failed push changes nothing: the
+ * next run sends the same records plus the newer ones, so a receiver that was down loses nothing.
+ *
+ * `last` is read from the database at every run (not only at start): in a cluster another member
+ * may have advanced it, and an operator may set it back to replay history.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../../store/index.js';
+import type { DatabaseLease } from '../leader.js';
+import { LastDateStore } from './last-date.js';
+import { pushItem } from './payload.js';
+import type { PushTarget } from './target.js';
+
+export interface PushExporterOptions {
+  hostId: string;
+  store: () => Store;
+  target: PushTarget;
+  delayMs: number;
+  intervalIncluded: boolean;
+  transformLongAsString: boolean;
+  intervalKey: string;
+  logger: Logger;
+  /** When given, a run does anything only while this member holds the lease (cluster, §A.7). */
+  lease?: DatabaseLease;
+}
+
+export type RunResult = 'pushed' | 'empty' | 'failed' | 'not-leader';
+
+export class PushExporter {
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<RunResult> | undefined;
+  private readonly last: LastDateStore;
+  private failingSince: Date | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: PushExporterOptions) {
+    this.last = new LastDateStore(() => opts.store().hostConfigs, opts.hostId);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.current?.catch(() => undefined);
+    await this.opts.target.close();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.run().finally(() => this.schedule());
+    }, this.opts.delayMs);
+    this.timer.unref();
+  }
+
+  /** One run (also called by tests); concurrent calls share it. */
+  run(): Promise<RunResult> {
+    this.current ??= this.runOnce().finally(() => { this.current = undefined; });
+    return this.current;
+  }
+
+  private async runOnce(): Promise<RunResult> {
+    const { opts } = this;
+    if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
+    const now = new Date();
+    try {
+      const from = await this.last.read();
+      const rows = await opts.store().runner.list({ ownerReq: opts.hostId, ...(from !== undefined ? { stopFrom: from } : {}), stopTo: now }, { orderBy: 'specialId' });
+      if (rows.length > 0) {
+        const items = rows.map((r) => pushItem(r, { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to: now, intervalKey: opts.intervalKey }));
+        await opts.target.push({ items, from, to: now });
+      }
+      // A member that lost the lease while pushing must not move the shared date.
+      if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
+      await this.last.write(now);
+      if (this.failingSince !== undefined) {
+        opts.logger.warn({ since: this.failingSince.toISOString(), records: rows.length }, 'push monitoring: the receiver accepts again; the records of the outage were pushed');
+        this.failingSince = undefined;
+      }
+      return rows.length > 0 ? 'pushed' : 'empty';
+    } catch (err) {
+      // Logged once per outage, not at every run.
+      if (this.failingSince === undefined) {
+        this.failingSince = now;
+        opts.logger.warn({ target: opts.target.describe(), err: err instanceof Error ? err.message : String(err) }, 'push monitoring failed; the same records are pushed again at the next runs');
+      }
+      return 'failed';
+    }
+  }
+}
