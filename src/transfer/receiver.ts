@@ -258,7 +258,9 @@ async function receiveData(s: TransferSession): Promise<void> {
           synced = Promise.all([window.drain(), checkpoint])
             .then(() => trimPadding(fh, direct, end))
             .then(() => (syncedWrites ? undefined : fh.datasync()));
-          finishing = synced.then(() => Promise.all([fh.close(), direct?.close()])).then(() => undefined);
+          // Closed whether the sync succeeded or not (a full disk fails the drain): never left to the GC.
+          const closeBoth = (): Promise<void> => Promise.all([fh.close(), direct?.close()]).then(() => undefined);
+          finishing = synced.then(closeBoth, (err: unknown) => closeBoth().then(() => Promise.reject(err as Error), () => Promise.reject(err as Error)));
           finishing.catch(() => undefined);
           closed = true;
         }
@@ -493,9 +495,14 @@ class WriteWindow {
     if (!this.hold) this.begin();
   }
 
-  /** Starts writing what is queued (when no write is in flight; else the pump takes it next). */
+  /**
+   * Starts writing what is queued (when no write is in flight; else the pump takes it next).
+   * Nothing starts after a failure: the pump would then end before its first await, clearing
+   * `running` before this assigns it, and drain() would await that settled promise for ever without
+   * leaving the microtask queue (a full disk hung the whole server that way, at 100% CPU).
+   */
   private begin(): void {
-    if (this.queue.length > 0) this.running ??= this.pump();
+    if (this.queue.length > 0 && this.failure === null) this.running ??= this.pump();
   }
 
   async drain(): Promise<void> {
@@ -585,6 +592,8 @@ async function writeAll(fh: FileHandle, data: Buffer, position: number): Promise
   let done = 0;
   while (done < data.length) {
     const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
+    // A write that takes nothing would be retried for ever (a full or broken file system).
+    if (bytesWritten <= 0) throw Object.assign(new Error(`no byte written at ${position + done}`), { code: 'ENOSPC' });
     done += bytesWritten;
   }
 }
