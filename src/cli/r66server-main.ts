@@ -1,6 +1,6 @@
 /** `svc-r66server [HOSTID] COMMAND [ARGS...]` (cli.md §1, §2). */
 import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand } from './db-commands.js';
-import { dispatch, type CommandHandler } from './dispatch.js';
+import { dispatch, lazyCommand, type CommandHandler } from './dispatch.js';
 import { selectInstance } from './instance.js';
 import { processIo } from './io.js';
 import { runMain } from './main-runner.js';
@@ -16,6 +16,8 @@ const COMMANDS: Record<string, CommandHandler<ServerCommandContext>> = {
   loadauth: (ctx, args) => loadauthCommand({ ...ctx, side: 'server' }, args),
   loadrule: (ctx, args) => loadruleCommand({ ...ctx, side: 'server' }, args),
   loadconf: (ctx, args) => loadconfCommand({ ...ctx, side: 'server' }, args),
+  init: lazyCommand(async () => (await import('./home-commands.js')).initCommand),
+  partner: lazyCommand(async () => (await import('./home-commands.js')).partnerCommand),
 };
 
 runMain('svc-r66server', processIo, async () => {

@@ -19,6 +19,8 @@ export const SERVER_COMMANDS: CommandHelp[] = [
   { synopsis: 'loadconf', summary: 'load authent-server.xml (or authent.xml) and the rule files of CONFDIR into the database' },
   { synopsis: 'loadauth FILE', summary: 'load partners from an authent.xml file into the database' },
   { synopsis: 'loadrule DIR', summary: 'load the *.rule.xml and *.rules.xml files of DIR into the database' },
+  { synopsis: 'init -hostid ID -port N', summary: 'create the home -home DIR for host ID; -sslport, -restport (default N+1, N+2), -httpport, -httpsport' },
+  { synopsis: 'partner -with DIR', summary: 'make this home and the home DIR partners (both partner files and databases; -address, -withaddress)' },
   { synopsis: 'help', summary: 'print this text' },
 ];
 

@@ -42,6 +42,20 @@ export interface HomeReport {
   database: string;
 }
 
+/**
+ * What `svc-r66server init` chooses (init-home.ts); every value left out is chosen as at a first
+ * start: `defaultHostId()`, the original's ports when free.
+ */
+export interface HomeOptions {
+  hostId?: string;
+  port?: number;
+  sslPort?: number;
+  restPort?: number;
+  /** `network/serverhttpport` and `serverhttpsport` (web pages); 0 (none) when left out. */
+  httpPort?: number;
+  httpsPort?: number;
+}
+
 /** Something that prints the human lines (the CLI's Io). */
 export interface HomePrinter {
   out(text: string): void;
@@ -92,13 +106,13 @@ function restSection(port: number, sigKeyFile: string): XmlOut {
 }
 
 /** Creates the home if it has no server.xml yet, printing what was made; returns undefined if it existed. */
-export async function ensureEmbeddedHome(home: string, printer: HomePrinter): Promise<HomeReport | undefined> {
+export async function ensureEmbeddedHome(home: string, printer: HomePrinter, options: HomeOptions = {}): Promise<HomeReport | undefined> {
   const serverXml = join(home, 'server.xml');
   if (existsSync(serverXml)) return undefined;
   const homeExisted = existsSync(home);
   const created: string[] = [];
   try {
-    const report = await createHome(home, created);
+    const report = await createHome(home, created, options);
     printer.out(
       `Created the svc-r66 home ${home} (host id ${report.hostId}):\n` +
         `  configuration  ${join(home, 'server.xml')}, client.xml, authent.xml, send.rule.xml, recv.rule.xml\n` +
@@ -118,11 +132,11 @@ export async function ensureEmbeddedHome(home: string, printer: HomePrinter): Pr
   }
 }
 
-async function createHome(home: string, created: string[]): Promise<HomeReport> {
-  const hostId = defaultHostId();
-  const port = await pickPort(DEFAULT_R66_PORT);
-  const sslPort = await pickPort(DEFAULT_R66_SSL_PORT, [port]);
-  const restPort = await pickPort(DEFAULT_REST_PORT, [port, sslPort]);
+async function createHome(home: string, created: string[], options: HomeOptions): Promise<HomeReport> {
+  const hostId = options.hostId ?? defaultHostId();
+  const port = options.port ?? (await pickPort(DEFAULT_R66_PORT));
+  const sslPort = options.sslPort ?? (await pickPort(DEFAULT_R66_SSL_PORT, [port]));
+  const restPort = options.restPort ?? (await pickPort(DEFAULT_REST_PORT, [port, sslPort]));
   // Only what this run creates is removed on failure: a file already there is the user's.
   const p = (name: string): string => {
     const path = join(home, name);
@@ -176,7 +190,10 @@ async function createHome(home: string, created: string[]): Promise<HomeReport> 
       ...el('serveradmin', 'admin'), ...el('serverpasswdfile', adminGgp), ...el('usenossl', true), ...el('usessl', false),
       ...el('httpadmin', join(dataDir, 'admin')),
     ]),
-    section('network', [...el('serverport', port), ...el('serversslport', sslPort), ...el('serverhttpport', 0), ...el('serverhttpsport', 0)]),
+    section('network', [
+      ...el('serverport', port), ...el('serversslport', sslPort),
+      ...el('serverhttpport', options.httpPort ?? 0), ...el('serverhttpsport', options.httpsPort ?? 0),
+    ]),
     directory, db, restSection(restPort, sigKeyFile),
   ]);
   // A temporary name until the database is ready: server.xml is the marker of a complete home.
