@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { DirectoryConfig } from '../config/index.js';
 import { hasRole, Role } from '../config/index.js';
 import type { FileMonitorReport, FileMonitorSource } from '../http/context.js';
+import { FileMonitorError, FileMonitorRegistry } from './filemonitors.js';
 import { ErrorCode } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandler } from '../net/handlers.js';
@@ -63,7 +64,8 @@ export interface BusinessRegistryOptions {
 
 /** The registry REST v1 `/business` and the R66 business request use. */
 export class BusinessRegistry implements FileMonitorSource {
-  private readonly monitors = new Map<string, FileMonitorReport>();
+  /** FileWatcher reports (src/server/filemonitors.ts). */
+  readonly fileMonitors = new FileMonitorRegistry();
 
   constructor(private readonly opts: BusinessRegistryOptions) {}
 
@@ -75,7 +77,7 @@ export class BusinessRegistry implements FileMonitorSource {
 
   /** FileWatcher reports received through SpooledInformTask (GET /v2/filemonitors). */
   list(): FileMonitorReport[] {
-    return [...this.monitors.values()];
+    return this.fileMonitors.list();
   }
 
   async run(req: BusinessRequestInput): Promise<BusinessOutcome> {
@@ -114,16 +116,15 @@ export class BusinessRegistry implements FileMonitorSource {
     return { ok: true, result: out.data ?? null };
   }
 
+  /** A FileWatcher's report: kept (filewatcher.md §5.2); `needfull` fails the request so the watcher sends it all next. */
   private spooledInform(args: string, user: string): BusinessOutcome {
-    let info: { name?: unknown };
     try {
-      info = JSON.parse(args) as typeof info;
-    } catch {
-      return { ok: false, result: 'SpooledInformTask expects the FileWatcher status JSON' };
+      const answer = this.fileMonitors.update(user, args);
+      return answer === 'Validated' ? { ok: true, result: answer } : { ok: false, result: answer };
+    } catch (err) {
+      if (err instanceof FileMonitorError) return { ok: false, result: err.message };
+      throw err;
     }
-    if (typeof info.name !== 'string') return { ok: false, result: 'SpooledInformTask: the status has no name' };
-    this.monitors.set(`${user} ${info.name}`, { name: info.name, host: user, lastUpdate: Date.now() });
-    return { ok: true, result: null };
   }
 
   private async context(user: string): Promise<TaskContext> {

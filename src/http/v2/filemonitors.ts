@@ -1,6 +1,7 @@
 /** `/v2/filemonitors` (rest-v2.md §10.12, filewatcher.md §6): FileWatchers that reported here. */
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
+import { filterFileMonitors } from '../../server/filemonitors.js';
 import type { FileMonitorReport } from '../context.js';
 import { ErrorList } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -33,13 +34,8 @@ async function list(req: V2Request) {
   const q = parseQuery(query, req.query, errors);
   errors.throwIfAny();
   const { services } = req.ctx;
-  const name = (q.name ?? '').trim();
-  const status = q.status ?? 0;
   // Active = reported within twice the connection timeout; > 0 keeps active ones (defect V17).
-  const limit = services.now().getTime() - 2 * services.config.limits.timeoutCon;
-  const monitors = services.fileMonitors.list()
-    .filter((m) => name === '' || m.name === name)
-    .filter((m) => status === 0 || (status > 0 ? m.lastUpdate >= limit : m.lastUpdate < limit));
+  const monitors = filterFileMonitors(services.fileMonitors.list(), { name: q.name ?? '', status: q.status ?? 0 }, services.now().getTime(), services.config.limits.timeoutCon);
   const files = monitors.reduce((n, m) => n + (m.detail?.files.length ?? 0), 0);
   if (req.query.countOrder?.toLowerCase() === 'true') return json(200, { totalResults: monitors.length, totalSubResults: files });
   return json(200, { results: monitors.map(toJson), totalResults: monitors.length, totalSubResults: files });

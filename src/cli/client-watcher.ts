@@ -1,0 +1,161 @@
+/**
+ * `svc-r66client [HOSTID] watcher start | stop | status | restart` (filewatcher.md §1, cli.md
+ * §3.14): the FileWatcher of the instance's client.xml (`spooleddaemon` section) as a service,
+ * with the PID file `r66watcher.pid` beside the server's and the server's PID logic (pid-file.ts).
+ *
+ * start: in the foreground; in service mode (`SVC_SERVICE=1`) a detached copy is started, which
+ * logs to `r66watcher.log` beside the PID file; the command returns once its watchers scanned once.
+ * stop: SIGHUP, wait for the end, remove the PID file.
+ */
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from './args.js';
+import { CliError } from './cli-error.js';
+import type { ClientCommandContext } from './client-session.js';
+import { runSpool, SPOOL_EXIT } from './client-spool.js';
+import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
+import { configFileOf, serverPidFile } from './instance.js';
+import { readFileSync } from 'node:fs';
+import { isAlive, readPid, removePid, removePidIfOwned, writePid } from './pid-file.js';
+
+const DAEMON_ENV = 'SVC_R66_WATCHER_DAEMON';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 60_000;
+
+/** `SVC_WATCHER_PIDFILE`, else `r66watcher.pid` where the server keeps `r66server.pid`. */
+export function watcherPidFile(ctx: ClientCommandContext, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SVC_WATCHER_PIDFILE) return env.SVC_WATCHER_PIDFILE;
+  const serverPid = serverPidFile(ctx.instance, { ...env, PIDFILE: undefined });
+  return join(dirname(serverPid), basename(serverPid).replace('r66server', 'r66watcher'));
+}
+
+/**
+ * The PID of the running watcher in `path`, or undefined: the process must be alive and, where
+ * /proc tells, be an svc-r66client (a stale file's PID may belong to any program after a reboot).
+ */
+function runningPid(path: string): number | undefined {
+  const pid = readPid(path);
+  if (pid === undefined || !isAlive(pid)) return undefined;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+  } catch {
+    return pid;
+  }
+  return cmdline.includes('r66client') ? pid : undefined;
+}
+
+function label(ctx: ClientCommandContext): string {
+  return `${ctx.instance.name} R66 FileWatcher`;
+}
+
+async function start(ctx: ClientCommandContext): Promise<number> {
+  const pidFile = watcherPidFile(ctx);
+  const daemon = process.env[DAEMON_ENV] === '1';
+  if (!daemon) {
+    const pid = runningPid(pidFile);
+    if (pid !== undefined) throw new CliError(`the watcher is already running (pid ${pid}, PID file ${pidFile})`, EXIT_START_FAILED);
+    if (process.env.SVC_SERVICE === '1') return startInBackground(ctx, pidFile);
+  }
+  const argv = [configFileOf(ctx.instance, 'client')];
+  writePid(pidFile, process.pid);
+  try {
+    return await runSpool(ctx, argv, { onStarted: () => process.send?.({ type: 'ready' }) });
+  } finally {
+    removePidIfOwned(pidFile, process.pid);
+  }
+}
+
+function startInBackground(ctx: ClientCommandContext, pidFile: string): Promise<number> {
+  const logFile = join(dirname(pidFile), 'r66watcher.log');
+  let log: number;
+  try {
+    log = openSync(logFile, 'a');
+  } catch (err) {
+    throw new CliError(`cannot open the watcher log ${logFile}: ${(err as Error).message}`, EXIT_START_FAILED);
+  }
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, 'watcher', 'start'], {
+    detached: true,
+    stdio: ['ignore', log, log, 'ipc'],
+    env: { ...process.env, [DAEMON_ENV]: '1', CONFDIR: ctx.instance.confDir, SVC_WATCHER_PIDFILE: pidFile },
+  });
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (code: number, line: string, toErr: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (toErr) ctx.io.err(line);
+      else ctx.io.out(line);
+      if (child.connected) child.disconnect();
+      child.unref();
+      resolve(code);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      finish(EXIT_START_FAILED, `the watcher of ${ctx.instance.name} did not scan within ${READY_TIMEOUT_MS / 1000} s; stopped it (log ${logFile})\n`, true);
+    }, READY_TIMEOUT_MS);
+    child.on('message', (msg: unknown) => {
+      if ((msg as { type?: string }).type !== 'ready' || child.pid === undefined) return;
+      writePid(pidFile, child.pid);
+      finish(EXIT_OK, `svc-r66 watcher of ${ctx.instance.name} started in the background (pid ${child.pid}, PID file ${pidFile}, log ${logFile})\n`, false);
+    });
+    child.on('exit', (code, signal) => {
+      finish(code === 0 ? EXIT_OK : SPOOL_EXIT.badSetup, `the watcher of ${ctx.instance.name} ended (exit ${code ?? signal}); see ${logFile}\n`, code !== 0);
+    });
+    child.on('error', (err) => finish(EXIT_START_FAILED, `cannot launch the watcher: ${err.message}\n`, true));
+  });
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+async function stop(ctx: ClientCommandContext): Promise<number> {
+  ctx.io.out(`Stopping ${label(ctx)}... `);
+  const pidFile = watcherPidFile(ctx);
+  const pid = runningPid(pidFile);
+  if (pid === undefined) {
+    removePid(pidFile);
+    ctx.io.out('no process seems to be running\n');
+    return EXIT_NOT_RUNNING;
+  }
+  process.kill(pid, 'SIGHUP');
+  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
+    ctx.io.out(`still running after ${STOP_TIMEOUT_MS / 1000} s (pid ${pid})\n`);
+    return EXIT_NOT_RUNNING;
+  }
+  removePid(pidFile);
+  ctx.io.out('done\n');
+  return EXIT_OK;
+}
+
+function status(ctx: ClientCommandContext): number {
+  const pid = runningPid(watcherPidFile(ctx));
+  ctx.io.out(`Status of ${label(ctx)}... ${pid === undefined ? 'not running' : 'running'}\n`);
+  return pid === undefined ? EXIT_NOT_RUNNING : EXIT_OK;
+}
+
+export async function watcherCommand(ctx: ClientCommandContext, argv: readonly string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  parseArgs(rest, { options: [], maxPositionals: 0, command: `watcher ${action ?? ''}`.trim() });
+  switch (action) {
+    case 'start':
+      return start(ctx);
+    case 'stop':
+      return stop(ctx);
+    case 'status':
+      return status(ctx);
+    case 'restart':
+      if (runningPid(watcherPidFile(ctx)) !== undefined && (await stop(ctx)) !== EXIT_OK) return EXIT_START_FAILED;
+      return start(ctx);
+    default:
+      throw new CliError('watcher expects start, stop, status or restart', SPOOL_EXIT.badSetup);
+  }
+}
