@@ -5,7 +5,7 @@
  *
  * One list, one entry per setting: whoever implements a setting deletes its entry here in the same
  * commit (web UI: serverhttpport/serverhttpsport/usehttpcomp; monitoring: pushMonitor, snmpconfig,
- * logback files; FileWatcher: spooleddaemon; ...).
+ * logback files; ...).
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -83,10 +83,6 @@ export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>
 
 /** client.xml elements (and the client's logback file) read but not acted on. */
 export const IGNORED_CLIENT_SETTINGS: ReadonlyArray<IgnoredSetting<ClientConfig>> = [
-  {
-    element: 'spooleddaemon', effect: 'no FileWatcher runs from client.xml',
-    used: ({ config }) => (config.spooledDaemon === null ? undefined : `${config.spooledDaemon.spooled.length} spooled`),
-  },
   {
     element: 'logback-client.xml', effect: 'the file\'s levels and appenders are not applied',
     used: ({ logbackFile }) => logbackFile,
