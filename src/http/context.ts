@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { RestConfig, ServerConfig } from '../config/index.js';
+import type { AuthGuard } from './auth-guard.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { Store } from '../store/index.js';
@@ -120,6 +121,8 @@ export interface RestServices {
 export interface RestListenerContext {
   services: RestServices;
   rest: RestConfig;
+  /** Failed-authentication lockout of this listener (auth-guard.ts guardOf() makes it on first use). */
+  guard?: AuthGuard;
 }
 
 /** A bandwidth control holding the values in memory (start values from server.xml `limit`). */

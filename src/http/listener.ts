@@ -1,7 +1,7 @@
 /**
  * One REST listener per `rest` section as a server component (rest-v1.md §1.1): HTTP or HTTPS
- * with the R66 keystore, serving v1 and v2. A signature or authentication without key material
- * refuses to start (defect D4) instead of failing every request.
+ * with the R66 keystore, serving v1 and v2. Authentication without key material starts with Basic
+ * authentication only, as the original does (HMAC, signatures and v1 are then refused, saying why).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
@@ -22,10 +22,8 @@ export class RestListener {
     const { rest } = this;
     const services = this.services();
     if ((rest.signature || rest.authenticated) && rest.sigKey === undefined) {
-      throw new Error(`rest listener on port ${rest.port}: restsignature/restauthenticated need a readable restsigkey file`);
-    }
-    if (rest.authenticated && rest.timeLimit <= 0) {
-      services.log.warn({ port: rest.port }, 'resttimelimit <= 0: HMAC authentication refuses every request whose timestamp is not in the future');
+      // As the original: without a key, Basic authentication only (item 7 of issue 21).
+      services.log.warn({ port: rest.port }, 'no restsigkey: REST accepts Basic authentication only; HMAC, signed requests and REST v1 are refused with a message saying so');
     }
     if (rest.authenticated && !rest.signature) {
       // rest-v1.md §4.2 security note: v1 then verifies no secret (the password only enters the signature).

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { encryptPasswordHex, generateCryptoKey, REST_FUNCTIONS, type RestConfig, type ServerConfig } from '../../src/config/index.js';
+import { defaultSecurity, encryptPasswordHex, generateCryptoKey, REST_FUNCTIONS, type RestConfig, type SecurityConfig, type ServerConfig } from '../../src/config/index.js';
 import { createRestApp, memoryBandwidth, type RestServices } from '../../src/http/index.js';
 import { formatRoles } from '../../src/http/hostconfig-xml.js';
 import type { Host } from '../../src/model/host.js';
@@ -26,6 +26,7 @@ export interface Harness {
 export interface HarnessOptions {
   settings: DbConnectionSettings;
   rest?: Partial<RestConfig>;
+  security?: Partial<SecurityConfig>;
 }
 
 export function host(cryptoKey: Buffer, id: string, password: string, over: Partial<Host> = {}): Host {
@@ -52,6 +53,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
       in: join(home, 'in'), out: join(home, 'out'), arch: join(home, 'arch'), work: join(home, 'work'), conf: join(home, 'conf') },
     limits: { memoryLimit: 64 * 1024, blockSize: 65536, globalLimit: 0, sessionLimit: 0, delayLimit: 1000, timeoutCon: 30_000 },
     ssl: null, rest: [rest], roles: [{ hostId: 'v1user', roles: 64 }], business: [], aliases: [], warnings: [],
+    // Tests try many wrong credentials on purpose: the lockout is tested with its own settings.
+    security: { ...defaultSecurity(30_000), restMaxAuthFailures: 1000, ...opts.security },
   } as unknown as ServerConfig;
   const store = await openStore(opts.settings, { hostId: 'hosta' });
   await store.initSchema({ hostId: 'hosta' });

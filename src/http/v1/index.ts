@@ -44,9 +44,10 @@ const ALLOW_ORDER = ['GET', 'PUT', 'POST', 'DELETE'] as const;
 const CRUD_BY_METHOD: Record<string, number> = { POST: 0x01, GET: 0x02, PUT: 0x04, DELETE: 0x08 };
 const METHOD_OVERRIDES = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE', 'CONNECT']);
 
-function htmlPage(status: number): string {
+function htmlPage(status: number, detail?: string): string {
   const reason = STATUS_CODES[status] ?? 'Error';
-  return `<html><head><title>Error</title></head><body>Error ${reason}</body></html>`;
+  // The detail is one of our fixed sentences (no user input, nothing to escape).
+  return `<html><head><title>Error</title></head><body>Error ${reason}${detail === undefined ? '' : `: ${detail}`}</body></html>`;
 }
 
 type Handler = { kind: 'action'; h: ActionHandler } | { kind: 'model'; h: DataModel };
@@ -74,7 +75,7 @@ export class V1Dispatcher {
     } catch (err) {
       const status = err instanceof V1HtmlError ? err.status : 500;
       if (status === 500) this.ctx.services.log.error({ err: err instanceof Error ? err.message : String(err), path: r.path }, 'REST v1 request failed');
-      void reply.code(status).headers({ 'content-type': 'text/html', referer: r.rawTarget, connection: 'close' }).send(htmlPage(status));
+      void reply.code(status).headers({ 'content-type': 'text/html', referer: r.rawTarget, connection: 'close' }).send(htmlPage(status, err instanceof V1HtmlError ? err.detail : undefined));
     }
   }
 
@@ -111,7 +112,7 @@ export class V1Dispatcher {
   }
 
   private async process(r: V1Request, reply: FastifyReply, req: FastifyRequest): Promise<void> {
-    const id = await authenticateV1(this.ctx, r);
+    const id = await authenticateV1(this.ctx, r, req.ip);
     let method = r.method;
     const fromQuery = r.uri['X-method'];
     if (typeof fromQuery === 'string') method = METHOD_OVERRIDES.has(fromQuery) ? fromQuery : 'TRACE';

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { hasRole, parseRoleSet, Role } from '../../config/index.js';
 import type { Host } from '../../model/host.js';
 import { parseIsoDate } from '../../server/history/index.js';
+import { guardOf } from '../auth-guard.js';
 import type { RestListenerContext } from '../context.js';
 import { hmacHex, passwordMatches, clearPassword, safeEqual } from '../credentials.js';
 import { parseRoles } from '../hostconfig-xml.js';
@@ -18,8 +19,38 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The authenticated partner, or throws 401. Basic is tried first, then HMAC. */
+/** HMAC and signatures need the `restsigkey`: without one (allowed, as in the original) Basic only. */
+export const NO_KEY_MESSAGE = 'HMAC authentication and request signatures are not available on this server: no restsigkey is configured; use Basic authentication';
+
+type Check = { host: Host } | { user: string | undefined; reason: string };
+
+/** The user a request claims to be (Basic or HMAC), before anything is checked. */
+function claimedUser(req: FastifyRequest): string | undefined {
+  const basic = /(?:^|\s)Basic ([A-Za-z0-9+/_-]+=*)/.exec(header(req, 'authorization') ?? '');
+  if (basic === null) return header(req, 'x-auth-user');
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(0, colon);
+}
+
+/**
+ * The authenticated partner, or throws 401. Basic is tried first, then HMAC. A locked-out address
+ * or user is refused before its credentials are looked at; every failure is logged and counted
+ * (auth-guard.ts).
+ */
 export async function authenticate(ctx: RestListenerContext, req: FastifyRequest): Promise<Host> {
+  const guard = guardOf(ctx);
+  if (guard.isLocked(req.ip, claimedUser(req))) throw unauthorized();
+  const outcome = await check(ctx, req);
+  if ('host' in outcome) {
+    guard.succeeded(req.ip, outcome.host.hostId);
+    return outcome.host;
+  }
+  guard.failed(req.ip, outcome.user, outcome.reason);
+  throw unauthorized();
+}
+
+async function check(ctx: RestListenerContext, req: FastifyRequest): Promise<Check> {
   const { services } = ctx;
   const authorization = header(req, 'authorization') ?? '';
   // The full standard base64 token is accepted, `+` and `/` included (defect V10).
@@ -27,35 +58,52 @@ export async function authenticate(ctx: RestListenerContext, req: FastifyRequest
   if (basic !== null) {
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw unauthorized();
-    const host = await services.store.hosts.get(decoded.slice(0, colon));
-    if (host === undefined || !passwordMatches(host, services.config.identity.cryptoKey, decoded.slice(colon + 1))) throw unauthorized();
-    return host;
+    if (colon < 0) return { user: undefined, reason: 'Basic credentials without a colon' };
+    const user = decoded.slice(0, colon);
+    const host = await services.store.hosts.get(user);
+    if (host === undefined) return { user, reason: 'unknown user' };
+    if (!passwordMatches(host, services.config.identity.cryptoKey, decoded.slice(colon + 1))) return { user, reason: 'password does not match' };
+    return { host };
   }
   const hmac = /^HMAC ([0-9A-Za-z]+)$/.exec(authorization.trim());
   const user = header(req, 'x-auth-user');
   const stamp = header(req, 'x-auth-timestamp');
   const key = ctx.rest.sigKey;
-  if (hmac === null || user === undefined || stamp === undefined || key === undefined) throw unauthorized();
+  if (hmac !== null && key === undefined) throw new V2Status(401, { 'WWW-Authenticate': 'Basic' }, NO_KEY_MESSAGE);
+  if (hmac === null || user === undefined || stamp === undefined || key === undefined) return { user, reason: 'no credentials' };
   const when = parseIsoDate(stamp);
-  if (when === undefined) throw unauthorized();
-  // One-sided window as in the original: only expiry is checked (§5.2 traps).
-  if (services.now().getTime() > when.getTime() + ctx.rest.timeLimit) throw unauthorized();
+  if (when === undefined) return { user, reason: 'unreadable timestamp' };
+  // Both directions, within the configured skew (the original only expired past timestamps).
+  if (!guardOf(ctx).timestampAccepted(when, services.now(), ctx.rest.timeLimit)) return { user, reason: 'timestamp outside the accepted window' };
   const host = await services.store.hosts.get(user);
-  if (host === undefined) throw unauthorized();
+  if (host === undefined) return { user, reason: 'unknown user' };
   const password = clearPassword(host, services.config.identity.cryptoKey);
-  if (password === undefined || !safeEqual(hmacHex(key, stamp + user + password), hmac[1]!)) throw unauthorized();
-  return host;
+  if (password === undefined || !safeEqual(hmacHex(key, stamp + user + password), hmac[1]!)) return { user, reason: 'HMAC does not match' };
+  return { host };
 }
 
 /** Throws 403 unless the partner may run an operation needing `required` (§7.2). */
 export async function authorize(ctx: RestListenerContext, host: Host, required: number): Promise<void> {
-  if (host.adminRole || required === Role.NOACCESS) return;
+  if (!(await holdsRole(ctx, host, required))) throw new V2Status(403);
+}
+
+async function holdsRole(ctx: RestListenerContext, host: Host, required: number): Promise<boolean> {
+  if (host.adminRole || required === Role.NOACCESS) return true;
   // No host configuration row: no roles (403), not the original's 500 (defect V9).
   const hc = await ctx.services.store.hostConfigs.get(ctx.services.config.hostId);
   let mask = 0;
   for (const entry of parseRoles(hc?.roles ?? '')) if (entry.hostName === host.hostId) mask |= parseRoleSet(entry.roleList.join(' '));
-  if (!hasRole(mask, required)) throw new V2Status(403);
+  return hasRole(mask, required);
+}
+
+/**
+ * Whether the caller of a request holds `role` (true when REST authentication is off: every caller
+ * is then the administrator, as in the original). Used where an answer shows more to some roles.
+ */
+export async function callerHolds(ctx: RestListenerContext, user: string | undefined, role: number): Promise<boolean> {
+  if (!ctx.rest.authenticated) return true;
+  const host = user === undefined ? undefined : await ctx.services.store.hosts.get(user);
+  return host !== undefined && (await holdsRole(ctx, host, role));
 }
 
 /**
@@ -67,6 +115,11 @@ export function checkSignature(ctx: RestListenerContext, req: FastifyRequest, ra
   const authorization = header(req, 'authorization');
   const signature = header(req, 'x-auth-signature');
   const key = ctx.rest.sigKey;
+  // Without a key nothing can be signed: Basic requests go on unsigned, a signed one is told why.
+  if (key === undefined) {
+    if (signature !== undefined) throw new V2Status(401, { 'WWW-Authenticate': 'Basic' }, NO_KEY_MESSAGE);
+    return;
+  }
   if (authorization === undefined || signature === undefined || key === undefined) throw new V2Status(401);
   const expected = hmacHex(key, authorization + rawBody + (req.raw.url ?? '') + req.method.toUpperCase());
   if (!safeEqual(expected, signature)) throw new V2Status(401);

@@ -45,13 +45,14 @@ export function transferToJson(r: TransferRecord): Record<string, unknown> {
   };
 }
 
-export function hostToJson(h: Host): Record<string, unknown> {
+export function hostToJson(h: Host, withPassword = true): Record<string, unknown> {
   return {
     name: h.hostId,
     address: h.address,
     port: h.port,
-    // Base64 of the stored (encrypted hex) key bytes: the clear password never leaves the server.
-    password: h.hostKey === null ? '' : h.hostKey.toString('base64'),
+    // Base64 of the stored (encrypted hex) key bytes: the clear password never leaves the server;
+    // even that only for callers who may change hosts (`withPassword`), empty for the others.
+    password: h.hostKey === null || !withPassword ? '' : h.hostKey.toString('base64'),
     isSSL: h.isSsl,
     isClient: h.isClient,
     isAdmin: h.adminRole,

@@ -85,6 +85,8 @@ export class V2Dispatcher {
         void reply.code(err.status).headers({ 'content-type': 'text/plain', connection: 'close' }).send(err.text);
       } else if (err instanceof V2BadRequest) {
         this.send(reply, { status: 400, body: errorBody(err.items, lang) }, lang);
+      } else if (err instanceof V2Status && err.explanation !== undefined) {
+        void reply.code(err.status).headers({ ...err.headers, 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).send(err.explanation);
       } else if (err instanceof V2Status) {
         const close = [401, 403, 405, 415, 500].includes(err.status);
         this.send(reply, { status: err.status, headers: close ? { ...err.headers, connection: 'close' } : err.headers }, lang);

@@ -62,7 +62,8 @@ export class V2BadRequest extends Error {
 
 /** A status-only answer (404, 415, ...) with optional headers. */
 export class V2Status extends Error {
-  constructor(readonly status: number, readonly headers: Record<string, string | string[]> = {}) {
+  /** `explanation`: plain text sent as the body (a refusal the user can act on), else none. */
+  constructor(readonly status: number, readonly headers: Record<string, string | string[]> = {}, readonly explanation?: string) {
     super(`status ${status}`);
     this.name = 'V2Status';
   }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { encryptPasswordHex, Role } from '../../config/index.js';
 import type { Host } from '../../model/host.js';
+import { callerHolds } from './auth.js';
 import { hostToJson } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -31,6 +32,11 @@ async function getHost(req: V2Request): Promise<Host> {
   return host;
 }
 
+/** Stored keys go only to callers with the HOST role (issue 21: READONLY users received them all). */
+function mayReadKeys(req: V2Request): Promise<boolean> {
+  return callerHolds(req.ctx, req.user, Role.HOST);
+}
+
 async function list(req: V2Request) {
   const errors = new ErrorList();
   const q = parseQuery(listQuery, req.query, errors);
@@ -49,7 +55,8 @@ async function list(req: V2Request) {
   if (order.startsWith('desc')) hosts.reverse();
   const offset = q.offset ?? 0;
   const page = hosts.slice(offset, offset + (q.limit ?? 20));
-  return json(200, { totalResults: hosts.length, results: page.map(hostToJson) });
+  const reveal = await mayReadKeys(req);
+  return json(200, { totalResults: hosts.length, results: page.map((h) => hostToJson(h, reveal)) });
 }
 
 function applyBody(req: V2Request, base: Host, b: Partial<z.output<typeof hostBody>>): Host {
@@ -110,7 +117,7 @@ export const hostOperations: V2Operation[] = [
   { method: 'POST', path: '/v2/hosts', fn, role: Role.HOST, consumes: 'application/json', summary: 'Create a host', needsBody: true,
     body: hostBody, responses: { 201: { description: 'the new host', schema: hostSchema } }, handler: create },
   { method: 'GET', path: idPath, fn, role: Role.READONLY, consumes: '*/*', summary: 'Read a host',
-    responses: { 200: { description: 'the host', schema: hostSchema }, 404: { description: 'unknown host' } }, handler: async (r) => json(200, hostToJson(await getHost(r))) },
+    responses: { 200: { description: 'the host', schema: hostSchema }, 404: { description: 'unknown host' } }, handler: async (r) => json(200, hostToJson(await getHost(r), await mayReadKeys(r))) },
   { method: 'PUT', path: idPath, fn, role: Role.HOST, consumes: 'application/json', summary: 'Update a host', needsBody: true,
     body: hostBody, responses: { 201: { description: 'the host', schema: hostSchema }, 404: { description: 'unknown host' } }, handler: update },
   { method: 'DELETE', path: idPath, fn, role: Role.HOST, consumes: '*/*', summary: 'Delete a host',
