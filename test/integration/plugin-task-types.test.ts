@@ -128,7 +128,7 @@ describe('plug-in task types wherever rules are loaded', () => {
     const importedRule = JSON.parse((await v2('GET', '/v2/rules/imported')).text) as { rPostTasks: Array<{ type: string }> };
     expect(importedRule.rPostTasks.map((t) => t.type)).toEqual(['STAMP', 'S3PUT']);
     // A type neither the built-ins nor a plug-in can run refuses the imported file, as any rule load.
-    writeFileSync(rulesFile, `<rules><rule><idrule>withftp</idrule><hostids/><mode>1</mode><rposttasks><tasks>${task('FTP', '-to x')}</tasks></rposttasks></rule></rules>\n`);
+    writeFileSync(rulesFile, `<rules><rule><idrule>withftp</idrule><hostids/><mode>1</mode><rposttasks><tasks>${task('SNMP', 'x')}</tasks></rposttasks></rule></rules>\n`);
     expect((await v2('PUT', `/v2/server/config?rulesFile=${encodeURIComponent(rulesFile)}`)).status).toBe(400);
     expect((await v2('GET', '/v2/rules/withftp')).status).toBe(404);
   }, 60_000);

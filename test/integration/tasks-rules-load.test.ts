@@ -1,5 +1,5 @@
 /**
- * A rule using a task type that comes with a later module (FTP, S3*, ICAP, SNMP) is refused when
+ * A rule using a task type that comes with a later module (now only SNMP) is refused when
  * it is loaded, by every loading path, with a message naming the task and the rule: `loadrule`,
  * `initdb -dir`, `loadconf`, the server start (database or rule files) and the REST v1/v2 rule
  * handlers. The server loads its extendTaskFactory plug-ins at start, and they serve real transfers.
@@ -17,9 +17,9 @@ import { waitFor } from '../helpers/wait.js';
 
 const FTP_RULE = `<rule><idrule>withftp</idrule><hostids/><mode>1</mode>
   <rposttasks><tasks><task><type>LOG</type><path>ok</path><delay>0</delay></task>
-  <task><type>ftp</type><path>-file #TRUEFULLPATH# -to ftp.example -port 21 -user u -pwd p -command put</path><delay>0</delay></task></tasks></rposttasks></rule>\n`;
+  <task><type>snmp</type><path>transfer #TRANSFERID# done</path><delay>0</delay></task></tasks></rposttasks></rule>\n`;
 
-function expectNamed(text: string, type = 'FTP'): void {
+function expectNamed(text: string, type = 'SNMP'): void {
   expect(text).toContain(`task type ${type} is not available`);
   expect(text).toContain('rule "withftp"');
   expect(hasNoStack(text)).toBe(true);
@@ -75,10 +75,10 @@ describe('rule loading refuses the later task types', () => {
     expectNamed(initdb.stdout + initdb.stderr);
     expect(await ruleIds()).toEqual([]);
 
-    writeFileSync(join(inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace('<type>ftp</type>', '<type>S3PUT</type>'));
+    writeFileSync(join(inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace('<type>snmp</type>', '<type>Snmp</type>'));
     const loadconf = await runCli('server', ['loadconf'], env);
     expect(loadconf.code).toBe(badFile.code);
-    expectNamed(loadconf.stdout + loadconf.stderr, 'S3PUT');
+    expectNamed(loadconf.stdout + loadconf.stderr, 'SNMP');
     expect(await ruleIds()).toEqual([]);
   });
 
@@ -97,7 +97,7 @@ describe('rule loading refuses the later task types', () => {
   it('the server start without database refuses a rule file using SNMP', async () => {
     writeInstance(inst.confDir, { db: null });
     mkdirSync(join(inst.serverHome, 'conf'), { recursive: true });
-    writeFileSync(join(inst.serverHome, 'conf', 'withftp.rule.xml'), FTP_RULE.replace('<type>ftp</type>', '<type>SNMP</type>'));
+    writeFileSync(join(inst.serverHome, 'conf', 'withftp.rule.xml'), FTP_RULE);
     const server = spawnCli('server', ['start'], env);
     running.push(server);
     const result = await server.exited;
@@ -120,7 +120,7 @@ describe('REST rule handlers refuse the later task types', () => {
     fetch(h.base + path, { method, headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('v2: create and update answer 400 naming the task, the rule and the list; nothing stored', async () => {
-    const created = await post('/v2/rules', { name: 'withftp', mode: 'send', rPostTasks: [{ type: 'LOG', arguments: 'x', delay: 0 }, { type: 'FTP', arguments: '-to x', delay: 0 }] });
+    const created = await post('/v2/rules', { name: 'withftp', mode: 'send', rPostTasks: [{ type: 'LOG', arguments: 'x', delay: 0 }, { type: 'SNMP', arguments: 'x', delay: 0 }] });
     expect(created.status).toBe(400);
     const errors = ((await created.json()) as { errors: Array<{ message: string; errorCode: number }> }).errors;
     expect(errors).toHaveLength(1);
@@ -130,9 +130,9 @@ describe('REST rule handlers refuse the later task types', () => {
     expect(await h.store.rules.get('withftp')).toBeUndefined();
 
     expect((await post('/v2/rules', { name: 'withftp', mode: 'send' })).status).toBe(201);
-    const updated = await post('/v2/rules/withftp', { sPreTasks: [{ type: 'S3GET', arguments: '-URL x', delay: 0 }] }, 'PUT');
+    const updated = await post('/v2/rules/withftp', { sPreTasks: [{ type: 'SNMP', arguments: 'x', delay: 0 }] }, 'PUT');
     expect(updated.status).toBe(400);
-    expect(await updated.text()).toContain('S3GET');
+    expect(await updated.text()).toContain('SNMP');
     expect((await h.store.rules.get('withftp'))?.sPreTasks).toEqual([]);
   });
 

@@ -34,7 +34,7 @@ describe('registry', () => {
     for (const type of LATER_TASK_TYPES) {
       expect(() => validateRuleTasks(rule({ sPostTasks: [t('LOG'), t(type.toLowerCase())] }), reg)).toThrow(RuleTaskError);
     }
-    expect(() => validateRuleTasks(rule({ rErrorTasks: [t('FTP')] }), reg)).toThrow(/task 1 \(FTP\) of list rErrorTasks in rule "r1".*not available/);
+    expect(() => validateRuleTasks(rule({ rErrorTasks: [t('SNMP')] }), reg)).toThrow(/task 1 \(SNMP\) of list rErrorTasks in rule "r1".*not available/);
   });
   it('drops unknown and EXTENDED types with a warning and upper-cases types', () => {
     const reg = createTaskRegistry();

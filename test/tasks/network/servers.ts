@@ -62,9 +62,27 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-function logOf(dir: string, name: string): string {
-  const p = join(dir, name);
-  return existsSync(p) ? readFileSync(p, 'utf8').slice(-2000) : '';
+/**
+ * Spawns a server in its own process group and waits until it accepts on `port`; on failure its
+ * stderr and log end are in the error. `cleanup` runs after the stop.
+ */
+async function launch(what: string, command: string, args: string[], port: number, logFile: string, cleanup: () => void): Promise<() => Promise<void>> {
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const stop = async (): Promise<void> => {
+    await stopGroup(child);
+    cleanup();
+  };
+  try {
+    await waitFor(async () => child.exitCode === null && (await accepts(port)), { timeoutMs: 20_000, what: `${what} to listen` });
+  } catch (err) {
+    const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-2000) : '';
+    const why = `${(err as Error).message}\n${stderr.slice(-2000)}\n${log}`;
+    await stop();
+    throw new Error(why);
+  }
+  return stop;
 }
 
 // ---------------------------------------------------------------- c-icap + clamav
@@ -141,22 +159,98 @@ export async function startIcap(): Promise<RunningServer> {
     ].join('\n'),
   );
   const cmd = `exec c-icap -N -f '${dir}/c-icap.conf'`;
-  const child = isolated
-    ? spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind '${db}' ${CLAMAV_DB_DIR} && ${cmd}`], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn('sh', ['-c', cmd], { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const stop = async (): Promise<void> => {
-    await stopGroup(child);
+  const args = isolated ? ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `mount --bind '${db}' ${CLAMAV_DB_DIR} && ${cmd}`] : ['sh', '-c', cmd];
+  const stop = await launch('c-icap', args[0] as string, args.slice(1), port, join(dir, 'server.log'), () => {
     if (fallbackFile) rmSync(fallbackFile, { force: true });
     rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(async () => child.exitCode === null && (await accepts(port)), { timeoutMs: 20_000, what: 'c-icap to listen' });
-  } catch (err) {
-    const why = `${(err as Error).message}\n${stderr.slice(-2000)}\n${logOf(dir, 'server.log')}`;
-    await stop();
-    throw new Error(why);
-  }
+  });
   return { port, dir, stop };
+}
+
+// ---------------------------------------------------------------- proftpd
+
+export const FTP_USER = 'tester';
+export const FTP_PASSWORD = 'S3cret-pw!';
+
+export function proftpdAvailable(): boolean {
+  return existsSync('/usr/sbin/proftpd') && existsSync('/usr/lib/proftpd/mod_digest.so') && existsSync('/usr/lib/proftpd/mod_tls.so');
+}
+
+export interface FtpServer extends RunningServer {
+  /** The user's home: what the FTP session sees as `/`. */
+  home: string;
+}
+
+/**
+ * Starts proftpd (standalone, not a daemon, our own configuration): one user in its own password
+ * file, chrooted in `home`, mod_digest for XCRC/XMD5/XSHA*, mod_tls (explicit AUTH TLS, or implicit
+ * when `implicitTls`), a directory `refused` where every command is denied and `readonly` where
+ * STOR and APPE are.
+ */
+export async function startProftpd(opts: { implicitTls?: boolean } = {}): Promise<FtpServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ftp-'));
+  const run = join(dir, 'run');
+  const home = join(dir, 'home');
+  mkdirSync(run);
+  mkdirSync(join(home, 'refused'), { recursive: true });
+  mkdirSync(join(home, 'readonly'));
+  // proftpd refuses a scoreboard in a world-writable directory; the session user (nobody) writes in home.
+  execFileSync('chmod', ['755', dir, run]);
+  execFileSync('chmod', ['777', home, join(home, 'readonly')]);
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(run, 'key.pem'), '-out', join(run, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  const hash = execFileSync('openssl', ['passwd', '-1', FTP_PASSWORD]).toString().trim();
+  writeFileSync(join(run, 'passwd'), `${FTP_USER}:${hash}:65534:65534::${home}:/bin/sh\n`, { mode: 0o600 });
+  const port = await freePort();
+  const passive = await freePort();
+  writeFileSync(
+    join(run, 'proftpd.conf'),
+    [
+      'ServerType standalone',
+      'ServerName "svc test"',
+      'DefaultAddress 127.0.0.1',
+      `Port ${port}`,
+      `PidFile ${run}/proftpd.pid`,
+      `ScoreboardFile ${run}/proftpd.scoreboard`,
+      'DelayTable none',
+      'User nobody',
+      'Group nogroup',
+      'WtmpLog off',
+      'UseIPv6 off',
+      'UseReverseDNS off',
+      'AuthOrder mod_auth_file.c',
+      `AuthUserFile ${run}/passwd`,
+      'RequireValidShell off',
+      'DefaultRoot ~',
+      'AllowOverwrite on',
+      'AllowStoreRestart on',
+      'AllowForeignAddress on',
+      `PassivePorts ${passive} ${Math.min(passive + 20, 65535)}`,
+      'TransferLog none',
+      `SystemLog ${run}/system.log`,
+      'LoadModule mod_digest.c',
+      'LoadModule mod_tls.c',
+      'DigestEngine on',
+      'DigestAlgorithms all',
+      'TLSEngine on',
+      'TLSProtocol TLSv1.2 TLSv1.3',
+      `TLSRSACertificateFile ${run}/cert.pem`,
+      `TLSRSACertificateKeyFile ${run}/key.pem`,
+      'TLSRequired off',
+      'TLSOptions NoSessionReuseRequired' + (opts.implicitTls ? ' UseImplicitSSL' : ''),
+      `TLSLog ${run}/tls.log`,
+      `<Directory ${home}/readonly>`,
+      '  <Limit STOR APPE>',
+      '    DenyAll',
+      '  </Limit>',
+      '</Directory>',
+      `<Directory ${home}/refused>`,
+      '  <Limit ALL>',
+      '    DenyAll',
+      '  </Limit>',
+      '</Directory>',
+      '',
+    ].join('\n'),
+  );
+  const stop = await launch('proftpd', '/usr/sbin/proftpd', ['-n', '-c', join(run, 'proftpd.conf')], port, join(run, 'system.log'), () => rmSync(dir, { recursive: true, force: true }));
+  return { port, dir, home, stop };
 }
