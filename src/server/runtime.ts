@@ -17,7 +17,7 @@ import { loadServerConfig, type ServerConfig } from '../config/index.js';
 import { adminExportHandlers } from '../net/commands/admin-exports.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
-import { openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
+import { onDatabaseFault, openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
 import { adminExportSource, ownIdsOf, roleOfPartner } from './admin-exports.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
@@ -38,6 +38,8 @@ export class ServerRuntime {
   /** Components added with `add()`: kept so that a restart puts them back. */
   private readonly added: Component[] = [];
   private currentStore: Store | undefined;
+  /** Ends the database fault reports of the current store (databaseComponent()). */
+  private stopFaultReports: (() => void) | undefined;
   private stopped: Promise<void> | undefined;
   private restarting: Promise<void> | undefined;
   private startCount = 0;
@@ -214,11 +216,15 @@ export class ServerRuntime {
           throw err;
         }
         this.currentStore = store;
+        // A database file changed under the server (sqlite-guard.ts): said once; every later query
+        // fails with the same message, so transfers and requests are refused while the server stays up.
+        this.stopFaultReports = onDatabaseFault((err) => this.log.error({ err: err.message }, 'database unusable: new transfers and requests are refused until the server is restarted'));
       },
       describe: () => [this.config.db === null ? 'no database' : `database ${this.config.db.server}`],
       stop: async () => {
         const store = this.currentStore;
         this.currentStore = undefined;
+        this.stopFaultReports?.();
         await store?.close();
       },
     };

@@ -3,6 +3,7 @@ export { StoreError } from './errors.js';
 export { parseJdbcUrl, redactUrl } from './jdbc-url.js';
 export type { DbConnectionSettings, DialectName, ServerSettings, SqliteSettings } from './jdbc-url.js';
 export { openStore } from './store.js';
+export { onDatabaseFault } from './sqlite-guard.js';
 export type { OpenStoreOptions, Store, TransactionScope } from './store.js';
 export type { InitSchemaOptions, UpgradeResult } from './schema.js';
 export { CURRENT_SCHEMA_VERSION, compareVersions, versionFromOthers, othersWithVersion } from './schema-version.js';

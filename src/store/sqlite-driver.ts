@@ -24,6 +24,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { SqliteDialect, SelectQueryNode, type CompiledQuery } from 'kysely';
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { SqliteFileGuard } from './sqlite-guard.js';
 
 /** How many prepared SQLite statements are kept (by SQL text); beyond that the oldest goes. */
 const STATEMENT_CACHE = 200;
@@ -35,8 +36,12 @@ const STATEMENT_CACHE = 200;
  */
 export class StatementCache {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
+  /** Watches the database's files: the driver asks it before any statement (sqlite-guard.ts). */
+  readonly guard: SqliteFileGuard;
 
-  constructor(readonly database: SqliteDatabase.Database) {}
+  constructor(readonly database: SqliteDatabase.Database) {
+    this.guard = new SqliteFileGuard(database.memory ? ':memory:' : database.name);
+  }
 
   prepare(sqlText: string): SqliteDatabase.Statement {
     const kept = this.statements.get(sqlText);
@@ -132,6 +137,7 @@ class GroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
     await this.turn(connection as Handle);
+    this.statements.guard.check();
     this.flush();
     this.owner = connection as Handle;
     try {
@@ -174,6 +180,7 @@ class GroupCommitDriver implements Driver {
   /** Runs one query for `handle` (see the module comment). */
   async execute<R>(handle: Handle, query: CompiledQuery): Promise<QueryResult<R>> {
     await this.turn(handle);
+    this.statements.guard.check();
     const stmt = this.statements.prepare(query.sql);
     const parameters = query.parameters;
     if (this.owner === null && !stmt.reader && GROUPABLE.test(query.sql)) {
@@ -233,6 +240,12 @@ class GroupCommitDriver implements Driver {
     const db = this.statements.database;
     if (this.closed && !db.open) {
       for (const c of group) c.reject(new Error('the database is closed'));
+      return;
+    }
+    try {
+      this.statements.guard.check();
+    } catch (err) {
+      for (const c of group) c.reject(err);
       return;
     }
     const done: Array<[QueuedChange, QueryResult<never>]> = [];

@@ -1,0 +1,68 @@
+/**
+ * A SQLite database whose files change under the running process (issue 21 item 5): its `-shm`
+ * truncated by another process (which, without the guard, killed the process with SIGBUS at the next
+ * statement), its file deleted or replaced. Every later statement fails with one clear StoreError,
+ * the process lives on, and the connection still closes.
+ */
+import { mkdtempSync, rmSync, truncateSync, renameSync, copyFileSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect } from '../../src/store/connect.js';
+import { StoreError } from '../../src/store/errors.js';
+
+type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a test table outside the schema
+
+describe('a SQLite database whose files change under the process', () => {
+  let dir: string;
+  let file: string;
+  let db: Db;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-db-fault-'));
+    file = join(dir, 'test.sqlite');
+    db = (await connect({ dialect: 'sqlite', filename: file, displayUrl: file, warnings: [] })).db as Db;
+    await sql`create table t (id integer primary key, v blob)`.execute(db);
+    for (let i = 0; i < 200; i++) await sql`insert into t (v) values (${Buffer.alloc(2000)})`.execute(db);
+    // A turn later: the guard has seen the -shm.
+    await new Promise((resolve) => setImmediate(resolve));
+    await sql`select count(*) from t`.execute(db);
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (): Promise<unknown> => sql`insert into t (v) values (${Buffer.alloc(4000)})`.execute(db);
+  const read = (): Promise<unknown> => sql`select count(*) as n from t`.execute(db);
+
+  it('a truncated -shm fails every statement with a clear error instead of a SIGBUS', async () => {
+    truncateSync(`${file}-shm`, 0);
+    await expect(write()).rejects.toThrow(StoreError);
+    await expect(write()).rejects.toThrow(`the database file ${file} had its shared-memory file (-shm) truncated by another process while the server ran`);
+    await expect(read()).rejects.toThrow(/no database work is possible until it is restarted/);
+  });
+
+  it('a deleted database file fails the next statement instead of writing into the unlinked file', async () => {
+    for (const suffix of ['', '-wal', '-shm']) unlinkSync(`${file}${suffix}`);
+    await expect(write()).rejects.toThrow(`the database file ${file} was deleted while the server ran`);
+    await expect(read()).rejects.toThrow(StoreError);
+  });
+
+  it('a database file replaced by another fails the next statement', async () => {
+    copyFileSync(file, join(dir, 'copy.sqlite'));
+    renameSync(join(dir, 'copy.sqlite'), file);
+    await expect(read()).rejects.toThrow(`the database file ${file} was replaced by another file while the server ran`);
+  });
+
+  it('an unchanged database keeps working across turns', async () => {
+    for (let i = 0; i < 5; i++) {
+      await write();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(((await read()) as { rows: Array<{ n: bigint }> }).rows[0]?.n).toBe(205n);
+  });
+});
