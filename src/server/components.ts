@@ -8,7 +8,7 @@ import { parseBusiness } from '../http/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
 import { R66Network } from '../net/network.js';
 import { TransferService } from '../transfer/index.js';
-import { ownIdsOf } from './admin-exports.js';
+import { ownIdsOf } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
 import { liveRestServices, restListeners } from './rest-services.js';

@@ -18,7 +18,7 @@ import { adminExportHandlers } from '../net/commands/admin-exports.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
 import { onDatabaseFault, openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
-import { adminExportSource, ownIdsOf, roleOfPartner } from './admin-exports.js';
+import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { TransferFilter } from '../store/index.js';
-import { formatIsoLocal } from '../server/history/index.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 import { html, Html, notice, page, select, field, table, type Frame } from './html.js';
 import { pickLang, translator, type Lang, type TextKey, type Translate } from './i18n.js';
 import type { LiveBroadcaster } from './live.js';

@@ -4,7 +4,7 @@
  * stale), and either the number of files with a Detail link or the detailed file table.
  */
 import type { FileMonitorReport } from '../http/context.js';
-import { formatIsoLocal } from '../server/history/index.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 import { html, Html, table } from './html.js';
 import type { Translate } from './i18n.js';
 

@@ -6,7 +6,7 @@
  */
 import type { RestServices } from '../http/context.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot, type StatusSnapshot } from '../http/status.js';
-import { formatIsoLocal } from '../server/history/index.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 
 type Value = string | number | StatusTree;
 export interface StatusTree {

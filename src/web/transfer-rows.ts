@@ -4,7 +4,7 @@
  * `data-key` that ties a row to the live events.
  */
 import type { TransferRecord } from '../model/transfer.js';
-import { formatIsoLocal } from '../server/history/index.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 import { html, Html } from './html.js';
 import { STEP_NAMES, transferKey } from './live.js';
 

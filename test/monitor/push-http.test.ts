@@ -10,7 +10,7 @@ import { authorizationOf, HttpPushTarget, restUrl } from '../../src/monitor/push
 import { lastDateIn, withLastDate } from '../../src/monitor/push/last-date.js';
 import { indexName } from '../../src/monitor/push/payload.js';
 import { pushTls } from '../../src/monitor/push/target.js';
-import { formatIsoLocal } from '../../src/server/history/index.js';
+import { formatIsoLocal } from '../../src/model/iso-date.js';
 import type { Store } from '../../src/store/index.js';
 import { silent } from '../helpers/hosts.js';
 import { transferRecord } from '../helpers/transfer-record.js';

@@ -4,7 +4,7 @@
  */
 import { ConfigError, hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
-import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type LogExportResult } from '../../server/history/index.js';
+import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type LogExportResult } from '../../admin/index.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
 import { normaliseLimits } from '../context.js';
 import type { RestListenerContext } from '../context.js';

@@ -4,7 +4,7 @@
  * symmetric timestamp window. Failures are HTML 401 pages; nothing about the secret is revealed.
  */
 import { hasRole, Role } from '../../config/index.js';
-import { parseIsoDate } from '../../server/history/index.js';
+import { parseIsoDate } from '../../model/iso-date.js';
 import { guardOf } from '../auth-guard.js';
 import type { RestListenerContext } from '../context.js';
 import { clearPassword, hmacHex, safeEqual } from '../credentials.js';

@@ -11,7 +11,7 @@ import {
   jsonClassFromString, JSON_COMMAND_FIELDS, parseJsonCommand, stringifyJsonCommand, stringifyJson, type JsonClassName, type JsonCommand,
   type JsonObject,
 } from '../../protocol/index.js';
-import { parseIsoDate } from '../../server/history/index.js';
+import { parseIsoDate } from '../../model/iso-date.js';
 import { parseExactJson, parseLenientJson, type JsonValue } from '../json.js';
 
 type Kind = 'string' | 'int' | 'long' | 'bool' | 'date' | 'bytes';

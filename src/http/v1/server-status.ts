@@ -1,5 +1,5 @@
 /** v1 `GET /server` (rest-v1.md §12.6): the status snapshot with the original's v1 key names. */
-import { formatIsoLocal } from '../../server/history/index.js';
+import { formatIsoLocal } from '../../model/iso-date.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { hasRole, parseRoleSet, Role } from '../../config/index.js';
 import type { Host } from '../../model/host.js';
-import { parseIsoDate } from '../../server/history/index.js';
+import { parseIsoDate } from '../../model/iso-date.js';
 import { guardOf } from '../auth-guard.js';
 import type { RestListenerContext } from '../context.js';
 import { hmacHex, passwordMatches, clearPassword, safeEqual } from '../credentials.js';

@@ -2,7 +2,7 @@
 import type { Host } from '../../model/host.js';
 import { TransferMode, type Rule, type RuleTask } from '../../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
-import { formatIsoLocal } from '../../server/history/index.js';
+import { formatIsoLocal } from '../../model/iso-date.js';
 
 export const TRANSFER_STATUS = ['UNKNOWN', 'NOTUPDATED', 'INTERRUPTED', 'TOSUBMIT', 'INERROR', 'RUNNING', 'DONE'] as const;
 export const GLOBAL_STEPS = ['NOTASK', 'PRETASK', 'TRANSFERTASK', 'POSTTASK', 'ALLDONETASK', 'ERRORTASK'] as const;

@@ -2,9 +2,8 @@
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
 import type { UpdatedInfo } from '../../model/transfer.js';
-import {
-  ConfigTransferError, exportConfigV2, exportHistoryV2, formatIsoLocal, importConfig, parseIsoDate, type ConfigItem, type ImportRequest,
-} from '../../server/history/index.js';
+import { ConfigTransferError, exportConfigV2, exportHistoryV2, importConfig, type ConfigItem, type ImportRequest } from '../../admin/index.js';
+import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
 import { TRANSFER_STATUS } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';

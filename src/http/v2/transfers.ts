@@ -4,7 +4,7 @@ import { Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { isSendMode, ruleAllowsHost } from '../../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
-import { parseIsoDate } from '../../server/history/index.js';
+import { parseIsoDate } from '../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
 import { TRANSFER_STATUS, transferToJson } from './converters.js';

@@ -9,7 +9,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { PushMonitorConfig } from '../../config/index.js';
-import { formatIsoLocal } from '../../server/history/index.js';
+import { formatIsoLocal } from '../../model/iso-date.js';
 import { pushBody } from './payload.js';
 import type { PushBatch, PushTarget, PushTls } from './target.js';
 

@@ -4,7 +4,7 @@
  * of a cluster (same host id, same database), so whoever pushes resumes from it.
  */
 import type { HostConfig } from '../../model/host-config.js';
-import { formatIsoLocal, parseIsoDate } from '../../server/history/index.js';
+import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
 import type { HostConfigRepository } from '../../store/index.js';
 
 const ELEMENT = /<lastMonitoringDateTime>([\s\S]*?)<\/lastMonitoringDateTime>|<lastMonitoringDateTime\s*\/>/;

@@ -4,7 +4,7 @@
  * strings with `transformlongasstring`.
  */
 import type { TransferRecord } from '../../model/transfer.js';
-import { formatIsoLocal } from '../../server/history/index.js';
+import { formatIsoLocal } from '../../model/iso-date.js';
 import { transferToJson } from '../../http/v2/converters.js';
 import { infoInteger, readInfoMap, stringifyInfoMap, type InfoMap, type InfoValue } from '../../tasks/transfer-info.js';
 

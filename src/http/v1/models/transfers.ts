@@ -7,7 +7,7 @@ import { Role } from '../../../config/index.js';
 import { ErrorCode, errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
 import { isSendMode, isThroughMode, TransferMode } from '../../../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../../model/transfer.js';
-import { parseIsoDate } from '../../../server/history/index.js';
+import { parseIsoDate } from '../../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../../store/index.js';
 import { infoInteger, readInfoMap } from '../../../tasks/transfer-info.js';
 import type { RestListenerContext } from '../../context.js';

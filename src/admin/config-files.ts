@@ -6,11 +6,11 @@
  */
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFile } from '../../config/index.js';
-import { documentToString, section, el, writeFileAtomic, type XmlOut } from '../../config/xml-write.js';
-import type { HostConfig } from '../../model/host-config.js';
-import { CURRENT_SCHEMA_VERSION, type Store } from '../../store/index.js';
-import { checkRuleTasks, runsTaskType, type TaskRegistry } from '../../tasks/index.js';
+import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFile } from '../config/index.js';
+import { documentToString, section, el, writeFileAtomic, type XmlOut } from '../config/xml-write.js';
+import type { HostConfig } from '../model/host-config.js';
+import { CURRENT_SCHEMA_VERSION, type Store } from '../store/index.js';
+import { checkRuleTasks, runsTaskType, type TaskRegistry } from '../tasks/index.js';
 
 export type ConfigItem = 'hosts' | 'rules' | 'business' | 'aliases' | 'roles';
 export const CONFIG_ITEMS: readonly ConfigItem[] = ['hosts', 'rules', 'business', 'aliases', 'roles'];

@@ -8,7 +8,8 @@ import type { AdminExportSource, ConfigExportItem, HistoryOrder, HistoryResult }
 import type { Logger } from 'pino';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import type { Store } from '../store/index.js';
-import { exportConfigV1, exportHistoryV1, type ConfigItem } from './history/index.js';
+import { exportConfigV1, type ConfigItem } from './config-files.js';
+import { exportHistoryV1 } from './history.js';
 
 /**
  * Legacy order (Valid 16/17): selection on STARTTRANS only, no status filter; the purge deletes this

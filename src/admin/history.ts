@@ -5,11 +5,11 @@
  */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../config/xml-write.js';
-import { ErrorCode } from '../../model/error-code.js';
-import { TaskStep, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
-import { runnersDocument, type Store, type TransferFilter } from '../../store/index.js';
-import { formatIsoLocal } from './iso-date.js';
+import { writeFileAtomic } from '../config/xml-write.js';
+import { ErrorCode } from '../model/error-code.js';
+import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { runnersDocument, type Store, type TransferFilter } from '../store/index.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 
 /** Where an export goes and who "self" is. */
 export interface HistoryContext {
