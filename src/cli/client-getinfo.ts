@@ -8,7 +8,7 @@ import { R66Error } from '../net/errors.js';
 import { runnersFromXml } from '../store/index.js';
 import { parseArgs, type ParsedArgs } from './args.js';
 import { UsageError } from './cli-error.js';
-import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
+import { argsField, FORMAT_OPTIONS, formatOf, informationStatusText, printResult, resultObject, ResultFields, type ResultStatus } from './client-output.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
 import { parseTransferId } from './client-transfer-args.js';
@@ -68,18 +68,17 @@ export async function getinfoCommand(ctx: ClientCommandContext, argv: readonly s
     if (args.length < MIN_ARGS || to === undefined || to === '') throw new UsageError('expected -to HOST with -rule RULE [-file PATTERN] [-exist|-detail|-list|-mlsx], or -to HOST -id ID');
     const query = parseGetinfoQuery(args, parsed);
     return withSession(configFile, {}, async (session) => {
-      const started = Date.now();
       const partnerId = session.realHostId(to);
       const fields = new ResultFields();
       const finish = (status: ResultStatus): void => {
-        const statusText = `Request Information in status: ${statusWord(status)}`;
+        const statusText = informationStatusText(status);
         printResult(io, format, LABEL, statusText, resultObject(LABEL, argsField(configFile, args), status, statusText, fields));
       };
       try {
         const pool = await session.pool();
         if (query.kind === 'file') {
           const info = await getFileInfo(pool, partnerId, query.rule, query.request, query.file, session.config.limits.timeoutCon);
-          fields.set('remote', partnerId).set('ruleid', query.rule).set('nb', info.lines.length);
+          fields.set('remote', partnerId).set('nb', info.lines.length);
           info.lines.forEach((line, i) => fields.set(`file${i + 1}`, line));
         } else {
           const info = await getTransferInfo(pool, partnerId, query.id, query.callerIsRequester, session.config.limits.timeoutCon);
@@ -87,7 +86,6 @@ export async function getinfoCommand(ctx: ClientCommandContext, argv: readonly s
           if (record === undefined) throw new R66Error(`the partner's answer holds no transfer record`, ErrorCode.Internal);
           addRecordFields(fields, record, partnerId);
         }
-        fields.set('delay', Date.now() - started);
         finish(0);
         return GETINFO_EXIT.ok;
       } catch (err) {

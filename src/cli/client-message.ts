@@ -6,7 +6,7 @@ import { sendMessage } from '../client/message.js';
 import { R66Error } from '../net/errors.js';
 import { parseArgs } from './args.js';
 import { UsageError } from './cli-error.js';
-import { FORMAT_OPTIONS, formatOf } from './client-output.js';
+import { FORMAT_OPTIONS, formatOf, statusWord } from './client-output.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
 
 export const MESSAGE_EXIT = { ok: 0, badArgs: 1, failed: 2, unexpected: 3 } as const;
@@ -26,14 +26,14 @@ export async function messageCommand(ctx: ClientCommandContext, argv: readonly s
     return withSession(configFile, {}, async (session) => {
       const partner = await session.partner(to);
       const failure = (why: string): number => {
-        if (!quiet) io.out(`Test Message FAILURE ${why}\n`);
+        if (!quiet) io.out(`Test Message ${statusWord(2)}${why}\n`);
         return MESSAGE_EXIT.failed;
       };
       if (partner === undefined) return failure(`partner ${to} is not known (NotKnownHost)`);
       if (partner.isClient) return failure(`partner ${partner.hostId} is a client only, it cannot answer (NotKnownHost)`);
       try {
         const result = await sendMessage(await session.pool(), partner.hostId, text, session.config.limits.timeoutCon);
-        if (!quiet) io.out(`Test Message SUCCESS ${result.answer}\n`);
+        if (!quiet) io.out(`Test Message ${statusWord(0)}${result.answer}\n`);
         return MESSAGE_EXIT.ok;
       } catch (err) {
         if (err instanceof R66Error) return failure(`${err.code.name}: ${err.message}`);

@@ -95,16 +95,43 @@ export function argsField(configFile: string, args: readonly string[]): string {
   return [configFile, ...args].map((a) => `${a} `).join('');
 }
 
-/** `command`, `args`, `status`, `statusTxt` then the fields of `body`, in order. */
-export function resultObject(label: string, args: string, status: ResultStatus, statusText: string, body: ResultFields): ResultFields {
-  const out = new ResultFields().set('command', label).set('args', args).set('status', status).set('statusTxt', statusText);
-  for (const [k, v] of body.list()) out.set(k, v);
-  return out;
+/**
+ * `command`, `args`, `status`, `statusTxt` then the fields of `body`, in order. On a failure the
+ * original adds `status` and `statusTxt` after the transfer's fields, just before `error`
+ * (captures/cli-output-java-3.6.2.md). `args` undefined: no `args` key (the original's
+ * `Unique MultipleDirectTransfer` blocks have none).
+ */
+export function resultObject(label: string, args: string | undefined, status: ResultStatus, statusText: string, body: ResultFields): ResultFields {
+  const out = new ResultFields().set('command', label).set('args', args);
+  if (status !== 2) out.set('status', status).set('statusTxt', statusText);
+  for (const [k, v] of body.list()) if (k !== 'error') out.set(k, v);
+  if (status === 2) out.set('status', status).set('statusTxt', statusText);
+  return out.set('error', body.get('error'));
 }
 
 /** Status of the result object: 0 success, 1 warning, 2 failure. */
 export type ResultStatus = 0 | 1 | 2;
 
-export function statusWord(status: ResultStatus): string {
+/** SUCCESS, WARNED or FAILURE. */
+export function plainStatusWord(status: ResultStatus): string {
   return status === 0 ? 'SUCCESS' : status === 1 ? 'WARNED' : 'FAILURE';
+}
+
+/**
+ * The status word as the original prints it after a text such as `Transfer in status: `: six
+ * spaces before, one after (`Transfer in status:       SUCCESS `, `Test Message       SUCCESS
+ * TestPacket...`; captures/cli-output-java-3.6.2.md). Scripts match these texts exactly.
+ */
+export function statusWord(status: ResultStatus): string {
+  return `      ${plainStatusWord(status)} `;
+}
+
+/** RequestInformation's status text: the word alone between two spaces (` SUCCESS `). */
+export function informationStatusText(status: ResultStatus): string {
+  return ` ${plainStatusWord(status)} `;
+}
+
+/** `filefinal` of a successful transfer: the original prints its file object's description. */
+export function fileFinalText(file: string | null | undefined): string {
+  return file === undefined || file === null ? 'no file' : `File: ${file} Ready true isExternal false 0`;
 }

@@ -10,7 +10,7 @@ import { R66Error } from '../net/errors.js';
 import { TransferEngine, type AttemptSignals, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
-import { argsField, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
+import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
 import { showProgress } from './client-progress.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
@@ -70,7 +70,7 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
   }
   const status = statusOf(outcome);
   const body = addRecordFields(new ResultFields(), outcome.record, req.partner);
-  if (status < 2) body.set('filefinal', outcome.file ?? 'no file').set('delay', Date.now() - started);
+  if (status < 2) body.set('filefinal', fileFinalText(outcome.file)).set('delay', Date.now() - started);
   else body.set('error', `${outcome.code.name}: ${outcome.message}`);
   // -nolog: the local record is not kept after a success, nor after a connection failure.
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
@@ -221,11 +221,13 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
         else ko++;
       }
       const status: ResultStatus = ko === 0 ? 0 : 2;
-      const summary = new ResultFields().set('remote', targs.to.join(',')).set('ok', ok).set('ko', ko).set('delay', Date.now() - started);
-      printResult(ctx.io, targs.format, 'MultipleDirectTransfer', statusText(status), resultObject('MultipleDirectTransfer', argText, status, statusText(status), summary));
+      // The original's summary: `ko` only when some failed, no `args` in the per-file blocks (captures).
+      const summary = new ResultFields().set('remote', targs.to.join(',')).set('ok', ok).set('ko', ko > 0 ? ko : undefined).set('delay', Date.now() - started);
+      const summaryText = `Multiple ${statusText(status)}`;
+      printResult(ctx.io, targs.format, 'MultipleDirectTransfer', summaryText, resultObject('MultipleDirectTransfer', argText, status, summaryText, summary));
       for (const b of blocks) {
         const label = 'Unique MultipleDirectTransfer';
-        printResult(ctx.io, targs.format, label, statusText(b.status), resultObject(label, argText, b.status, statusText(b.status), b.body));
+        printResult(ctx.io, targs.format, label, statusText(b.status), resultObject(label, undefined, b.status, statusText(b.status), b.body));
       }
       return stoppedOnUnknown ? MSEND_EXIT.unknown : ko;
     });

@@ -189,7 +189,7 @@ async function submitBatch(session: ClientSession, partnerId: string, rule: Rule
 }
 
 function print(ctx: ClientCommandContext, format: OutputFormat, label: string, args: string, status: ResultStatus, body: ResultFields): void {
-  const statusText = `Prepare transfer in status: ${statusWord(status)}`;
+  const statusText = `Prepare transfer in ${statusWord(status)}`;
   printResult(ctx.io, format, label, statusText, resultObject(label, args, status, statusText, body));
 }
 

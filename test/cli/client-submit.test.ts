@@ -41,7 +41,7 @@ describe('asend (cli.md §3.3)', () => {
     const r = await pair.client(['asend', '-to', 'hostb', '-rule', 'send', '-file', 'a1.txt', '-info', 'my info', '-md5', '-block', '1024', '-start', '20991231235959']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('[SubmitTransfer] Prepare transfer in status: SUCCESS');
+    expect(r.stdout.split('\n')[0]).toBe('[SubmitTransfer] Prepare transfer in       SUCCESS ');
     const res = jsonResult(r.stdout);
     const [row] = await rowsOf(`specialid = ${String(res.specialid)}`);
     expect(row).toMatchObject({
@@ -99,8 +99,8 @@ describe('masend (cli.md §3.5)', () => {
     const r = await pair.client(['masend', '-to', 'hostb', '-rule', 'send', '-file', 'a§.txt', '-nofollow', '-info', 'batch']);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines.filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in status: SUCCESS')).toHaveLength(2);
-    expect(lines).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in status: SUCCESS');
+    expect(lines.filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in       SUCCESS ')).toHaveLength(2);
+    expect(lines).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in       SUCCESS ');
     expect(jsonResult(r.stdout, 2)).toMatchObject({ ok: 2, ko: 0 });
     const rows = await rowsOf(`fileinfo = 'batch'`);
     expect(rows.map((x) => x.filename)).toEqual([join(pair.a.serverHome, 'out', 'a1.txt'), join(pair.a.serverHome, 'out', 'a2.txt')]);
@@ -126,7 +126,7 @@ describe('masend (cli.md §3.5)', () => {
     expect(r.code).toBe(0);
     const results = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(results).toHaveLength(301);
-    expect(r.stdout.split('\n').filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in status: SUCCESS')).toHaveLength(300);
+    expect(r.stdout.split('\n').filter((l) => l === '[MultipleSubmitTransfer] Prepare transfer in       SUCCESS ')).toHaveLength(300);
     expect(results[300]).toMatchObject({ command: 'Unique MultipleSubmitTransfer', ok: 300, ko: 0 });
     const perFile = results.slice(0, 300);
     expect(perFile.map((x) => x.finalPath)).toEqual(names.map((n) => join(dir, n)));
@@ -167,6 +167,6 @@ describe('masend (cli.md §3.5)', () => {
     expect((await pair.client(['masend', '-to', 'hostb', '-rule', 'nope', '-file', 'x'])).code).toBe(2);
     const r = await pair.client(['masend', '-to', 'hostb,nobody,ghost', '-rule', 'send', '-file', 'a1.txt']);
     expect(r.code).toBe(2);
-    expect(r.stdout).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in status: FAILURE');
+    expect(r.stdout).toContain('[Unique MultipleSubmitTransfer] Prepare transfer in       FAILURE ');
   });
 });
