@@ -50,12 +50,13 @@ async function ownIdFor(ctx: RestListenerContext, partner: string): Promise<stri
 /** `{id}` = `<number>_<requested>`; only transfers this server requested are addressable (§10.1). */
 async function findTransfer(req: V2Request): Promise<TransferRecord> {
   const m = /^(-?\d{1,19})_(.+)$/.exec(req.params.id ?? '');
-  if (m === null) throw new V2Status(404);
+  // A bare id is the usual mistake: say what the path expects instead of an empty 404.
+  if (m === null) throw new V2Status(404, {}, `transfer id '${req.params.id ?? ''}' not understood: expected <id>_<requested>, e.g. 1795761826693_hostb (the "id" and "requested" of GET /v2/transfers)`);
   const specialId = BigInt(m[1]!);
-  if (specialId < -(2n ** 63n) || specialId >= 2n ** 63n) throw new V2Status(404);
+  if (specialId < -(2n ** 63n) || specialId >= 2n ** 63n) throw new V2Status(404, {}, `transfer id ${m[1]!} is not a signed 64-bit number`);
   const key: TransferKey = { specialId, requested: m[2]!, requester: await ownIdFor(req.ctx, m[2]!), ownerReq: req.ctx.services.config.hostId };
   const record = await req.ctx.services.store.runner.get(key);
-  if (record === undefined) throw new V2Status(404);
+  if (record === undefined) throw new V2Status(404, {}, `no transfer ${specialId} with ${key.requested} requested by this host`);
   return record;
 }
 
