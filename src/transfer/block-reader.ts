@@ -1,15 +1,16 @@
 /**
- * The sender's reads (design.md §5): blocks are read straight into their frame buffers, behind the
- * frame header, a batch of blocks per readv (one thread-pool round trip for a small file), and the
+ * The sender's reads (design.md §5), from the transfer's storage (file/storage.ts): blocks are read
+ * straight into their frame buffers, behind the frame header, a batch of blocks per readAt (one thread-pool round trip for a small file), and the
  * next batch while the current one goes out (disk and socket overlap).
  *
  * A requester that sends can open its reader while it waits for the Request answer
  * (requester.ts): the file's first batch is then read before the answer arrives. The data pump
  * takes it only when the answer kept the block size and the rank it was opened for.
  */
-import { open, type FileHandle } from 'node:fs/promises';
 import { DATA_FRAME_PREFIX_SIZE, type R66Digest } from '../protocol/index.js';
 import { framePool } from '../protocol/frame-pool.js';
+import { LocalFile } from './file/local-file.js';
+import type { TransferStorage } from './file/storage.js';
 
 /** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
 const READ_BATCH_BYTES = 256 * 1024;
@@ -48,7 +49,7 @@ export class BlockReader {
    * file. `room` is the space kept after each block for its digest.
    */
   constructor(
-    private readonly fh: FileHandle,
+    private readonly storage: TransferStorage,
     readonly blockSize: number,
     readonly room: number,
     readonly startPosition: number,
@@ -63,7 +64,7 @@ export class BlockReader {
 
   /** Opens `file` and starts reading its first batch at `position`. */
   static async open(file: string, blockSize: number, room: number, position: number, size: number): Promise<BlockReader> {
-    return new BlockReader(await open(file, 'r'), blockSize, room, position, size);
+    return new BlockReader(await LocalFile.openForReading(file), blockSize, room, position, size);
   }
 
   /**
@@ -119,7 +120,7 @@ export class BlockReader {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.nextRead?.catch(() => undefined);
-      await this.fh.close().catch(() => undefined);
+      await this.storage.close().catch(() => undefined);
     })();
     return this.closing;
   }
@@ -133,7 +134,7 @@ export class BlockReader {
     const left = this.size > at ? Math.ceil((this.size - at) / this.blockSize) : 1;
     // From the pool: the sender gives each frame back once the socket wrote it (frame-pool.ts).
     const frames = Array.from({ length: Math.min(this.perBatch, left) }, () => framePool.take(DATA_FRAME_PREFIX_SIZE + this.blockSize + this.room));
-    const { bytesRead } = await this.fh.readv(frames.map((f) => f.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + this.blockSize)), at);
+    const bytesRead = await this.storage.readAt(frames.map((f) => f.subarray(DATA_FRAME_PREFIX_SIZE, DATA_FRAME_PREFIX_SIZE + this.blockSize)), at);
     return { at, frames, bytesRead, full: bytesRead === frames.length * this.blockSize };
   }
 }

@@ -4,7 +4,7 @@
  * EndTransfer(way 0) the size and global hash checks, the move to the receive directory, the
  * post-tasks, EndTransfer(way 1), and the final EndRequest.
  */
-import { open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decompress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
@@ -16,11 +16,14 @@ import {
 } from '../protocol/index.js';
 import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
-import { DirectWriter, wantsDirectWrites } from './direct-writer.js';
+import { wantsDirectWrites } from './direct-writer.js';
+import { LocalFile } from './file/local-file.js';
+import type { TransferStorage } from './file/storage.js';
+import { StreamSink } from './file/stream-file.js';
+import { WRITE_BATCH_BYTES, WriteWindow } from './file/write-window.js';
 import { RankCheckpoints } from './persistence.js';
 import { createWorkFile, finalPath, moveToFinal, removeQuietly, SYNCED_WRITES_AVAILABLE, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
-import { throughSinkHandle } from './through.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
@@ -127,7 +130,7 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
 }
 
 async function receiveData(s: TransferSession): Promise<void> {
-  const sink = s.through !== null && 'sink' in s.through ? throughSinkHandle(s.through.sink) : null;
+  const sink = s.through !== null && 'sink' in s.through ? new StreamSink(s.through.sink) : null;
   if (s.file === null && sink === null) throw new R66Error('no work file', ErrorCode.Internal);
   const pending = s.workHandle;
   s.workHandle = null;
@@ -136,14 +139,12 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (sink && held) await held.close();
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
-  const fh = sink ?? held ?? (await open(s.file as string, 'r+'));
   // A new work file of DIRECT_MIN_BYTES or more is written around the page cache (direct-writer.ts);
-  // `fh` still syncs, truncates and closes it.
-  const direct = sink === null && s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize) ? await DirectWriter.open(s.file as string) : null;
-  // Every write through a handle opened with O_DSYNC is on disk when it returns: no fdatasync. The
-  // direct writer's handle has no O_DSYNC (its writes may still leave the extents and the size to
-  // write): with it, the file is synced at the end like any other.
-  const syncedWrites = fresh && s.workWritesSynced && direct === null;
+  // one created with O_DSYNC (a small one) needs no sync after its writes (startWorkFile()).
+  const storage: TransferStorage = sink ?? await LocalFile.forReceiving(s.file as string, held, {
+    direct: s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize),
+    synced: fresh && s.workWritesSynced,
+  });
   let closed = false;
   let writes: WriteWindow | undefined;
   // The sync and close started as soon as the announced size is on its way to disk (see below):
@@ -165,7 +166,7 @@ async function receiveData(s: TransferSession): Promise<void> {
     const globalAlgo = globalDigestFor(s);
     const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
     // Positional writes are independent: a few stay in flight while the next packets are read.
-    writes = new WriteWindow(fh, direct, syncedWrites);
+    writes = new WriteWindow(storage, storage.syncsEachWrite);
     const window = writes;
     // A checkpoint runs beside the data loop: the rank of the blocks queued when it is taken is
     // saved once they are written and synced, so a saved rank never points past data that is not
@@ -176,7 +177,7 @@ async function receiveData(s: TransferSession): Promise<void> {
       if (checkpoint !== null) return;
       const rank = r.rank;
       const running: Promise<void> = window.written()
-        .then(() => fh.datasync())
+        .then(() => storage.sync())
         .then(() => s.row.saveRankAt(rank))
         .catch((err: unknown) => {
           checkpointFailure ??= err as Error;
@@ -255,12 +256,9 @@ async function receiveData(s: TransferSession): Promise<void> {
         // and close run now, while the last blocks are hashed and the sender sends EndTransfer.
         if (fresh && s.size > 0 && highest >= s.size) {
           const end = highest;
-          synced = Promise.all([window.drain(), checkpoint])
-            .then(() => trimPadding(fh, direct, end))
-            .then(() => (syncedWrites ? undefined : fh.datasync()));
+          synced = Promise.all([window.drain(), checkpoint]).then(() => storage.sync(end));
           // Closed whether the sync succeeded or not (a full disk fails the drain): never left to the GC.
-          const closeBoth = (): Promise<void> => Promise.all([fh.close(), direct?.close()]).then(() => undefined);
-          finishing = synced.then(closeBoth, (err: unknown) => closeBoth().then(() => Promise.reject(err as Error), () => Promise.reject(err as Error)));
+          finishing = synced.then(() => storage.close(), (err: unknown) => storage.abort(err as Error).then(() => Promise.reject(err as Error)));
           finishing.catch(() => undefined);
           closed = true;
         }
@@ -281,24 +279,21 @@ async function receiveData(s: TransferSession): Promise<void> {
           length = highest;
         } else {
           await window.drain();
-          await trimPadding(fh, direct, highest);
-          await direct?.close();
-          // fdatasync: the data and the size reach the disk; the timestamps fsync adds are not needed.
-          await fh.datasync();
-          // The size: what this loop wrote to a file of its own, else from this handle (a reopened
+          await storage.sync(highest);
+          // The size: what this loop wrote to a file of its own, else from the storage (a reopened
           // work file may hold more than the restart rewrote); endOfData() needs no stat of the path.
-          length = fresh ? highest : sink ? sink.written : (await fh.stat()).size;
+          length = fresh ? highest : await storage.size();
           if (highest > 0 && length > highest) {
-            await fh.truncate(highest);
+            await storage.truncate(highest);
             length = highest;
           }
           // The close goes on while the checks and the rename run (renaming an open file is fine);
           // it has ended, and its error counts, before the answer goes out.
-          closing = fh.close();
+          closing = storage.close();
           closing.catch(() => undefined);
           closed = true;
         }
-        if (sink) s.throughWritten = length = sink.written;
+        if (sink) s.throughWritten = length = await sink.size();
         // RANK, the move and the post-task transitions go in one write before EndTransfer(way 1);
         // a post-task list writes them before its first task runs (RunnerRow.stage()).
         s.row.stage({ rank: r.rank });
@@ -325,12 +320,9 @@ async function receiveData(s: TransferSession): Promise<void> {
     await checkpoint;
     if (!closed) {
       await writes?.drain().catch(() => undefined);
-      // A through sink is destroyed, not ended: the application must not take a part for the whole.
-      if (sink) sink.abort(new Error('the transfer ended in error before all its data arrived'));
-      else await fh.close().catch(() => undefined);
+      // A through sink is destroyed, not ended; a work file is kept for a resume.
+      await storage.abort(new Error('the transfer ended in error before all its data arrived'));
     }
-    // No write is in flight any more (drained above or before the close): its staging buffer goes back.
-    await direct?.close();
   }
 }
 
@@ -411,10 +403,6 @@ function decompressBlock(data: Buffer): Buffer {
   }
 }
 
-/** Bytes queued behind the write in flight before the data loop waits (back-pressure on the channel). */
-const WRITE_QUEUE_BYTES = 1 << 20;
-/** Largest single writev: the queue is written in pieces of at most this many bytes. */
-const WRITE_BATCH_BYTES = 1 << 20;
 /** Largest announced size written in one go through an O_DSYNC handle (startWorkFile()). */
 const SYNCED_WRITE_MAX_BYTES = WRITE_BATCH_BYTES;
 
@@ -432,170 +420,6 @@ function afterAll(count: number, then: () => void): () => void {
 interface UnhashedBlock {
   data: Buffer;
   hashed: () => void;
-}
-
-interface QueuedBlock {
-  data: Buffer;
-  position: number;
-  /** Called once the block is written. */
-  written: () => void;
-}
-
-/**
- * The receiver's file writes: one write in flight at a time, and the blocks that arrive meanwhile
- * written together by the next one (a single writev when their positions follow each other). Writes
- * to one file are serialised by the file system anyway (ext4's inode lock): several in flight only
- * queued in the thread pool, one thread-pool round trip per block; batched, a small file of four
- * blocks takes one. The first failure is reported by the next call.
- *
- * Writing starts at start() (the data loop calls it before it hashes or waits for a packet), at
- * drain() and written(), or once WRITE_BATCH_BYTES are queued: the blocks of one socket read then
- * leave in one writev, before the hash keeps this thread busy. Started at the first block, the
- * rest waited for the hash to end: the completion that issues the next write runs on this thread.
- *
- * `hold`: the file's handle syncs every write (O_DSYNC), so the blocks wait for drain() or
- * written() and leave in one write; a sync per early write would cost more than it overlaps.
- * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
- */
-class WriteWindow {
-  private queue: QueuedBlock[] = [];
-  private queuedBytes = 0;
-  private running: Promise<void> | null = null;
-  private failure: Error | null = null;
-  /** Blocks queued and blocks written since the start: the queue is written in order. */
-  private queuedCount = 0;
-  private writtenCount = 0;
-  private waiters: Array<{ count: number; resolve: () => void; reject: (e: Error) => void }> = [];
-  /** The data loop, waiting for room in the queue. */
-  private roomWaiters: Array<() => void> = [];
-
-  constructor(
-    private readonly fh: FileHandle,
-    /** Writes around the page cache while it can (see direct-writer.ts); `fh` writes otherwise. */
-    private readonly direct: DirectWriter | null = null,
-    private readonly hold = false,
-  ) {}
-
-  async write(data: Buffer, position: number, written: () => void = noop): Promise<void> {
-    if (this.failure) throw this.failure;
-    this.queue.push({ data, position, written });
-    this.queuedCount++;
-    this.queuedBytes += data.length;
-    if (this.queuedBytes >= WRITE_BATCH_BYTES) this.begin();
-    // Room comes when the pump takes the next run: the loop reads on while that run is written
-    // (waiting for the whole queue to be written stopped the reading for 2-5 ms each time).
-    while (this.queuedBytes >= WRITE_QUEUE_BYTES && this.running !== null && this.failure === null) {
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    }
-    if (this.failure) throw this.failure;
-  }
-
-  /** Starts writing what is queued, unless held (see the class). */
-  start(): void {
-    if (!this.hold) this.begin();
-  }
-
-  /**
-   * Starts writing what is queued (when no write is in flight; else the pump takes it next).
-   * Nothing starts after a failure: the pump would then end before its first await, clearing
-   * `running` before this assigns it, and drain() would await that settled promise for ever without
-   * leaving the microtask queue (a full disk hung the whole server that way, at 100% CPU).
-   */
-  private begin(): void {
-    if (this.queue.length > 0 && this.failure === null) this.running ??= this.pump();
-  }
-
-  async drain(): Promise<void> {
-    this.begin();
-    while (this.running) await this.running;
-    if (this.failure) throw this.failure;
-  }
-
-  /** Resolves once every block queued so far is written (later ones may still be queued). */
-  written(): Promise<void> {
-    this.begin();
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.writtenCount >= this.queuedCount) return Promise.resolve();
-    return new Promise((resolve, reject) => this.waiters.push({ count: this.queuedCount, resolve, reject }));
-  }
-
-  /** Writes the queue until it is empty, a run of consecutive blocks per call. */
-  private async pump(): Promise<void> {
-    try {
-      while (this.queue.length > 0 && this.failure === null) {
-        const run = takeConsecutive(this.queue, WRITE_BATCH_BYTES);
-        const bytes = run.reduce((n, b) => n + b.data.length, 0);
-        this.queuedBytes -= bytes;
-        for (const resolve of this.roomWaiters.splice(0)) resolve();
-        const buffers = run.map((b) => b.data);
-        const position = (run[0] as { position: number }).position;
-        const wroteDirect = this.direct !== null && (await this.direct.write(buffers, position, bytes));
-        if (!wroteDirect) await writeRun(this.fh, buffers, position, bytes);
-        for (const b of run) b.written();
-        this.writtenCount += run.length;
-        const reached = this.waiters.filter((w) => w.count <= this.writtenCount);
-        this.waiters = this.waiters.filter((w) => w.count > this.writtenCount);
-        for (const w of reached) w.resolve();
-      }
-    } catch (err) {
-      this.failure ??= err as Error;
-    } finally {
-      this.running = null;
-      for (const resolve of this.roomWaiters.splice(0)) resolve();
-      if (this.failure) for (const w of this.waiters.splice(0)) w.reject(this.failure);
-    }
-  }
-}
-
-/** Cuts the zeros a padded direct write left after the data's end (`end`) before the file is synced. */
-async function trimPadding(fh: FileHandle, direct: DirectWriter | null, end: number): Promise<void> {
-  if (direct?.padded) await fh.truncate(end);
-}
-
-/** Removes and returns the longest run at the head of `queue` whose blocks follow each other on disk. */
-function takeConsecutive(queue: QueuedBlock[], maxBytes: number): QueuedBlock[] {
-  const first = queue[0] as QueuedBlock;
-  let end = first.position + first.data.length;
-  let bytes = first.data.length;
-  let n = 1;
-  while (n < queue.length) {
-    const b = queue[n] as QueuedBlock;
-    if (b.position !== end || bytes + b.data.length > maxBytes) break;
-    end += b.data.length;
-    bytes += b.data.length;
-    n++;
-  }
-  return queue.splice(0, n);
-}
-
-/** Writes `buffers` at `position` as one run, going on after a short write. */
-async function writeRun(fh: FileHandle, buffers: Buffer[], position: number, total: number): Promise<void> {
-  if (buffers.length === 1) return writeAll(fh, buffers[0] as Buffer, position);
-  const { bytesWritten } = await fh.writev(buffers, position);
-  if (bytesWritten >= total) return;
-  // A short writev (rare: a full disk or a signal): the rest block by block.
-  let skip = bytesWritten;
-  let at = position;
-  for (const b of buffers) {
-    if (skip >= b.length) {
-      skip -= b.length;
-      at += b.length;
-      continue;
-    }
-    await writeAll(fh, b.subarray(skip), at + skip);
-    at += b.length;
-    skip = 0;
-  }
-}
-
-async function writeAll(fh: FileHandle, data: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
-    // A write that takes nothing would be retried for ever (a full or broken file system).
-    if (bytesWritten <= 0) throw Object.assign(new Error(`no byte written at ${position + done}`), { code: 'ENOSPC' });
-    done += bytesWritten;
-  }
 }
 
 /**

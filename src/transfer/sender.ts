@@ -17,7 +17,7 @@ import { awaitAnswer } from './answer-wait.js';
 import { BlockReader } from './block-reader.js';
 import { framePool } from '../protocol/frame-pool.js';
 import { RankCheckpoints } from './persistence.js';
-import { throughSourceHandle } from './through.js';
+import { StreamSource } from './file/stream-file.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
 
@@ -194,7 +194,7 @@ async function openReader(s: TransferSession, blockSize: number, room: number): 
   }
   const source = s.through !== null && 'source' in s.through ? s.through.source : null;
   if (s.file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
-  if (source !== null) return new BlockReader(throughSourceHandle(source), blockSize, room, position, -1);
+  if (source !== null) return new BlockReader(new StreamSource(source), blockSize, room, position, -1);
   return BlockReader.open(s.file as string, blockSize, room, position, s.size);
 }
 
