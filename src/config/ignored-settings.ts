@@ -32,15 +32,7 @@ const when = (on: boolean, value: string | number): string | undefined => (on ? 
 /** server.xml elements (and the server's logback file) read but not acted on. */
 export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>> = [
   {
-    element: 'network/serverhttpport', effect: 'the HTTP monitoring web pages are not served',
-    used: ({ config }) => when(config.network.serverHttpPort > 0, config.network.serverHttpPort),
-  },
-  {
-    element: 'network/serverhttpsport', effect: 'the HTTPS administration web pages are not served',
-    used: ({ config }) => when(config.network.serverHttpsPort > 0, config.network.serverHttpsPort),
-  },
-  {
-    element: 'server/usehttpcomp', effect: 'no HTTPS administration pages to compress',
+    element: 'server/usehttpcomp', effect: 'the web monitoring and administration pages are sent uncompressed',
     used: ({ config }) => when(config.server.useHttpCompression, 'true'),
   },
   {

@@ -9,6 +9,10 @@ import { sendMessage } from '../client/message.js';
 import type { ServerConfig } from '../config/index.js';
 import type { RestServices } from '../http/context.js';
 import type { ConnectionPool } from '../net/pool.js';
+import { loadTlsMaterial } from '../net/tls.js';
+import { TransferOrders, type LiveTransfers } from '../operations/index.js';
+import { createAdminApp } from './admin/app.js';
+import { LoginGuard, SessionStore } from './admin/sessions.js';
 import { LiveBroadcaster, type TransferEvents } from './live.js';
 import { createMonitorApp } from './monitor-app.js';
 import { WebListener } from './server.js';
@@ -19,8 +23,8 @@ export interface WebAreaDeps {
   config: ServerConfig;
   log: Logger;
   services: () => RestServices;
-  /** The running engine (its start/progress/end events). */
-  events: () => TransferEvents | undefined;
+  /** The running engine: its start/progress/end events, and the live side of transfer orders. */
+  events: () => (TransferEvents & LiveTransfers) | undefined;
   /** The R66 connection pool, for the Hosts page's connection test. */
   pool?: () => ConnectionPool;
 }
@@ -54,12 +58,34 @@ export class WebAreas {
       const status = new StatusDocuments(services.rest);
       this.listeners.push(new WebListener('web-monitoring', network.serverHttpPort, network.serverHttpAddresses, () => createMonitorApp({ services, live, status }), 'web monitoring'));
     }
+    if (network.serverHttpsPort > 0) {
+      const admin = await this.adminArea(services, live);
+      if (admin !== undefined) this.listeners.push(admin);
+    }
     try {
       for (const l of this.listeners) await l.start();
     } catch (err) {
       await this.stop();
       throw err;
     }
+  }
+
+  /** The HTTPS administration area, or undefined (with a warning) when no admin key store is configured. */
+  private async adminArea(services: WebServices, live: LiveBroadcaster): Promise<WebListener | undefined> {
+    const { config, log } = this.deps;
+    const { server, network } = config;
+    if (server.adminKeyPath === undefined) {
+      log.warn({ port: network.serverHttpsPort }, 'serverhttpsport is set but server/admkeypath is not: the HTTPS administration area is off (give admkeypath, admkeystorepass and admkeypass)');
+      return undefined;
+    }
+    const tls = (await loadTlsMaterial({ keyPath: server.adminKeyPath, keyStorePass: server.adminKeyStorePassword, keyPass: server.adminKeyPassword })).server;
+    const rest = services.rest;
+    const orders = new TransferOrders({
+      store: rest.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
+      live: () => this.deps.events(), now: rest.now,
+    });
+    const ctx = { services, orders, blocked: { value: false }, sessions: new SessionStore(config.hostId), guards: { user: new LoginGuard(), address: new LoginGuard({ maxFailures: 20 }) }, live };
+    return new WebListener('web-admin', network.serverHttpsPort, network.serverHttpsAddresses, () => createAdminApp(ctx, tls), 'web admin (login with serveradmin or a client-only partner)');
   }
 
   describe(): string[] {

@@ -17,8 +17,9 @@ describe('ignored settings', () => {
     await writeFile(join(inst.home, 'conf', 'logback-server.xml'), '<configuration><root level="DEBUG"/></configuration>');
     const { warnings } = await loadServerConfig(file);
     const named = (element: string) => warnings.filter((w) => w.includes(`<${element}>`));
-    expect(named('network/serverhttpport')[0]).toMatch(/<network\/serverhttpport> 8066 is not acted on in this version: the HTTP monitoring/);
-    expect(named('network/serverhttpsport')).toHaveLength(1);
+    // The web areas serve these now (src/web).
+    expect(named('network/serverhttpport')).toHaveLength(0);
+    expect(named('network/serverhttpsport')).toHaveLength(0);
     expect(named('pushMonitor')).toHaveLength(1);
     expect(named('server/multiplemonitors')[0]).toContain('> 3 ');
     expect(named('logback-server.xml')[0]).toContain(join(inst.home, 'conf', 'logback-server.xml'));

@@ -1,0 +1,183 @@
+/**
+ * Transfer pages of the administration area (web-ui.md §2.3): Listing, CancelRestart (one or all
+ * matching: stop, cancel, cancel-and-clean, restart), CreateTransfer and Export. Every order goes
+ * through the transfer-order service (src/operations), as REST does.
+ */
+import { basename } from 'node:path';
+import { ErrorCode } from '../../model/error-code.js';
+import type { TransferKey, TransferRecord } from '../../model/transfer.js';
+import { TransferError, type TransferOrder } from '../../operations/index.js';
+import { exportHistoryV1 } from '../../admin/index.js';
+import { field, html, Html, notice, table } from '../html.js';
+import { flag, intParam, text, type Params } from '../params.js';
+import { rowAttrs, TRANSFER_HEADERS, transferCells } from '../transfer-rows.js';
+import type { PageAnswer, PageRequest } from './context.js';
+import { filterForm, filterParams, hiddenFields, parseFilter, parseFreeDate } from './filter.js';
+
+const ROW_ACTIONS = ['Stop', 'Cancel', 'CancelClean', 'Restart'] as const;
+type RowAction = (typeof ROW_ACTIONS)[number];
+const BULK_ACTIONS: Record<string, RowAction> = { StopAll: 'Stop', StopCleanAll: 'CancelClean', RestartAll: 'Restart' };
+
+function linkTo(page: string, params: Params): string {
+  const q = new URLSearchParams(params).toString();
+  return q === '' ? page : `${page}?${q}`;
+}
+
+/** The page of matching transfers, newest start first, with next/previous links. */
+async function transferTable(r: PageRequest, page: string, actions: boolean): Promise<Html> {
+  const { t, params, ctx } = r;
+  const { rest } = ctx.services;
+  const f = parseFilter(params, rest.config.hostId);
+  // One row more than shown tells whether a next page exists, without a count over a large table.
+  const rows = await rest.store.runner.list(f.filter, { orderBy: 'start', descending: true, limit: f.limit + 1, offset: f.offset });
+  const more = rows.length > f.limit;
+  const shown = rows.slice(0, f.limit);
+  const isRunning = (rec: TransferRecord): boolean => rest.transfers?.isRunning(rec) ?? false;
+  const headers = actions ? [...TRANSFER_HEADERS, t('actions')] : TRANSFER_HEADERS;
+  const cells = shown.map((rec) => {
+    const c = transferCells(rec, isRunning(rec));
+    if (actions) c.push(rowActions(r, page, rec));
+    return c;
+  });
+  const base = filterParams(params);
+  const nav = html`<p class="pager">${f.offset > 0 ? html`<a href="${linkTo(page, { ...base, offset: String(Math.max(0, f.offset - f.limit)) })}" rel="prev">${t('previous')}</a> ` : ''}
+${more ? html`<a href="${linkTo(page, { ...base, offset: String(f.offset + f.limit) })}" rel="next">${t('next')}</a>` : ''}</p>`;
+  return html`${f.warnings.map((w) => notice(w, false))}${table(`${t('transfers')} ${f.offset + 1}–${f.offset + shown.length}`, headers, cells, shown.map(rowAttrs))}${nav}`;
+}
+
+function rowActions(r: PageRequest, page: string, rec: TransferRecord): Html {
+  const keys = html`<input type="hidden" name="specid" value="${rec.specialId.toString()}"><input type="hidden" name="reqd" value="${rec.requested}"><input type="hidden" name="reqr" value="${rec.requester}">${hiddenFields(filterParams(r.params))}`;
+  const label = { Stop: r.t('stop'), Cancel: r.t('cancel'), CancelClean: r.t('cancelClean'), Restart: r.t('restart') };
+  return html`${ROW_ACTIONS.map((a) => r.form(html`${keys}<button type="submit" class="minor" name="ACTION" value="${a}" aria-label="${label[a]} ${rec.specialId.toString()}">${label[a]}</button>`, { className: 'inline', action: page }))}`;
+}
+
+export async function listingPage(r: PageRequest): Promise<PageAnswer> {
+  return { body: html`<h2>${r.t('listing')}</h2>${filterForm(r.t, r.params, 'Listing.html')}${await transferTable(r, 'Listing.html', false)}`, live: true };
+}
+
+async function order(r: PageRequest, action: RowAction, ref: TransferKey): Promise<{ ok: boolean; message: string; record?: TransferRecord }> {
+  const { orders } = r.ctx;
+  try {
+    const res = action === 'Stop' ? await orders.stop(ref) : action === 'Cancel' ? await orders.cancel(ref)
+      : action === 'CancelClean' ? await orders.cancelAndClean(ref) : await orders.restart(ref);
+    const ok = res.code === ErrorCode.CompleteOk || res.code === ErrorCode.PreProcessingOk;
+    return { ok, message: `${action} ${ref.specialId}: ${res.message}`, ...(res.record ? { record: res.record } : {}) };
+  } catch (err) {
+    return { ok: false, message: `${action} ${ref.specialId}: ${err instanceof TransferError ? err.message : 'failed (see the server log)'}` };
+  }
+}
+
+export async function cancelRestartPage(r: PageRequest): Promise<PageAnswer> {
+  const { t, params, ctx } = r;
+  const { rest } = ctx.services;
+  const owner = rest.config.hostId;
+  const results: Html[] = [];
+  const action = params.ACTION ?? '';
+  if (r.posted && (ROW_ACTIONS as readonly string[]).includes(action)) {
+    const id = text(params, 'specid');
+    const reqd = text(params, 'reqd');
+    const reqr = text(params, 'reqr');
+    if (id === undefined || !/^-?\d{1,19}$/.test(id) || reqd === undefined || reqr === undefined) results.push(notice('specid, reqd and reqr are required', false));
+    else {
+      const res = await order(r, action as RowAction, { specialId: BigInt(id), requested: reqd, requester: reqr, ownerReq: owner });
+      results.push(notice(res.message, res.ok));
+      if (res.record) results.push(table(t('result'), TRANSFER_HEADERS, [transferCells(res.record, rest.transfers?.isRunning(res.record) ?? false)], [rowAttrs(res.record)]));
+    }
+  } else if (r.posted && BULK_ACTIONS[action] !== undefined) {
+    const each = BULK_ACTIONS[action];
+    const matching = await rest.store.runner.list(parseFilter(params, owner).filter, { orderBy: 'specialId' });
+    let ok = 0;
+    const failures: string[] = [];
+    for (const rec of matching) {
+      const res = await order(r, each, rec);
+      if (res.ok) ok++;
+      else failures.push(res.message);
+    }
+    results.push(notice(`${action}: ${ok}/${matching.length} ${t('done_')}`, failures.length === 0));
+    for (const f of failures.slice(0, 20)) results.push(notice(f, false));
+  }
+  let searched: Html = html``;
+  const follow = text(params, 'followId');
+  if (action === 'Search' && follow !== undefined) {
+    if (!/^-?\d{1,19}$/.test(follow)) results.push(notice(`followId: '${follow}' is not a number`, false));
+    else {
+      const rows = await rest.store.runner.list({ ownerReq: owner, followId: BigInt(follow) }, { orderBy: 'start', descending: true, limit: 1000 });
+      searched = table(`${t('followId')} ${follow}`, [...TRANSFER_HEADERS, t('actions')], rows.map((rec) => [...transferCells(rec, rest.transfers?.isRunning(rec) ?? false), rowActions(r, 'CancelRestart.html', rec)]), rows.map(rowAttrs));
+    }
+  }
+  const search = html`<form class="panel" method="get" action="CancelRestart.html" role="search">${field(t('followId'), 'followId', params.followId)}<div class="actions"><button type="submit" name="ACTION" value="Search">${t('search')}</button></div></form>`;
+  const bulk = r.form(html`${hiddenFields(filterParams(params))}<div class="actions">
+<button type="submit" class="danger" name="ACTION" value="StopAll">${t('stopAll')}</button>
+<button type="submit" class="danger" name="ACTION" value="StopCleanAll">${t('stopCleanAll')}</button>
+<button type="submit" name="ACTION" value="RestartAll">${t('restartAll')}</button></div>`, { confirm: t('actions'), action: 'CancelRestart.html' });
+  return {
+    body: html`<h2>${t('cancelRestart')}</h2>${results}${search}${searched}${filterForm(t, params, 'CancelRestart.html')}${bulk}${await transferTable(r, 'CancelRestart.html', true)}`,
+    live: true,
+  };
+}
+
+export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
+  const { t, params, ctx } = r;
+  const { rest } = ctx.services;
+  const results: Html[] = [];
+  if (r.posted && params.ACTION === 'Create') {
+    const host = text(params, 'host');
+    const rule = text(params, 'rule');
+    const file = text(params, 'filename');
+    const missing = [['host', host], ['rule', rule], ['filename', file]].filter(([, v]) => v === undefined).map(([k]) => k);
+    const start = text(params, 'startdate');
+    const at = start !== undefined ? parseFreeDate(start) : undefined;
+    if (missing.length > 0) results.push(notice(`${missing.join(', ')} ${t('required')}`, false));
+    else if (start !== undefined && at === undefined) results.push(notice(`startdate: '${start}' is not a date (yyyy/MM/dd HH:mm)`, false));
+    else {
+      const follow = text(params, 'followid');
+      const info = text(params, 'transferinfo') ?? '';
+      const order: TransferOrder = { partner: host!, rule: rule!, file: file!, md5: true };
+      const block = intParam(params, 'blocksize', 0);
+      if (block > 0) order.blockSize = Math.min(block, rest.config.limits.blockSize);
+      if (at !== undefined) order.start = at;
+      if (info !== '') order.fileInfo = info;
+      if (follow !== undefined) {
+        if (!/^-?\d{1,19}$/.test(follow)) results.push(notice(`followid: '${follow}' is not a number`, false));
+        // The given follow id in both places the service looks (it then adds none of its own).
+        order.fileInfo = `${info === '' ? 'noinfo' : info} {"follow":${follow}}`;
+        order.transferInfo = `{"follow":${follow}}`;
+      }
+      if (results.length === 0) {
+        try {
+          const rec = await ctx.orders.submit(order);
+          results.push(notice(`${t('submit')}: ${rec.specialId} ${t('done_')}`, true));
+          results.push(table(t('result'), TRANSFER_HEADERS, [transferCells(rec, false)], [rowAttrs(rec)]));
+        } catch (err) {
+          results.push(notice(err instanceof TransferError ? err.message : 'the transfer could not be created (see the server log)', false));
+        }
+      }
+    }
+  }
+  const hosts = (await rest.store.hosts.list()).map((h) => h.hostId);
+  const rules = (await rest.store.rules.list()).map((x) => x.idRule);
+  const form = r.form(html`${field(t('host'), 'host', params.host, 'text', 'required list="hostlist"')}<datalist id="hostlist">${hosts.map((h) => html`<option value="${h}">`)}</datalist>
+${field(t('rule'), 'rule', params.rule, 'text', 'required list="rulelist"')}<datalist id="rulelist">${rules.map((x) => html`<option value="${x}">`)}</datalist>
+${field(t('file'), 'filename', params.filename, 'text', 'required')}${field(t('transferInfo'), 'transferinfo', params.transferinfo)}
+${field(t('startAt'), 'startdate', params.startdate)}${field(t('blockSize'), 'blocksize', params.blocksize, 'number', 'min="1"')}${field(t('followId'), 'followid', params.followid)}
+<div class="actions"><button type="submit" name="ACTION" value="Create">${t('create')}</button></div>`, { action: 'CreateTransfer.html' });
+  return { body: html`<h2>${t('create')}</h2>${results}${form}` };
+}
+
+export async function exportPage(r: PageRequest): Promise<PageAnswer> {
+  const { t, params, ctx } = r;
+  const { rest } = ctx.services;
+  const results: Html[] = [];
+  if (r.posted && params.ACTION === 'Export') {
+    const f = parseFilter(params, rest.config.hostId).filter;
+    const res = await exportHistoryV1({ store: rest.store, hostId: rest.config.hostId, archiveDir: rest.config.directories.arch, now: rest.now }, {
+      ...(f.startFrom ? { start: f.startFrom } : {}), ...(f.startTo ? { stop: f.startTo } : {}),
+      ...(f.specialIdFrom !== undefined ? { startId: f.specialIdFrom } : {}), ...(f.specialIdTo !== undefined ? { stopId: f.specialIdTo } : {}),
+      ...(f.idRule ? { rule: f.idRule } : {}), ...(f.partner ? { partner: f.partner } : {}), ...(f.status ?? {}), purge: flag(params, 'purge'),
+    });
+    results.push(res.exported === 0 ? notice(t('nothingToExport'), false)
+      : html`${notice(`${res.exported} ${t('exported')}, ${res.purged} ${t('purged')}`, true)}<p><a href="/arch/${encodeURIComponent(basename(res.file))}" download>${t('download')} ${basename(res.file)}</a></p>`);
+  }
+  const form = r.form(html`${hiddenFields(filterParams(params))}${field(t('purge'), 'purge', undefined, 'checkbox')}<div class="actions"><button type="submit" name="ACTION" value="Export">${t('export')}</button></div>`, { action: 'Export.html' });
+  return { body: html`<h2>${t('export')}</h2>${results}${filterForm(t, params, 'Export.html')}${form}${await transferTable(r, 'Export.html', false)}` };
+}
