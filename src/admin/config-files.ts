@@ -4,9 +4,10 @@
  * `/v2/server/config` and the CLI `config-export`; the two export flavours differ in directory,
  * file names and layout, the import is the same code with different choices by the caller.
  */
-import { access, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFile } from '../config/index.js';
+import { XMLValidator } from 'fast-xml-parser';
+import { access, readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFile, type DirectoryConfig } from '../config/index.js';
 import { documentToString, section, el, writeFileAtomic, type XmlOut } from '../config/xml-write.js';
 import type { HostConfig } from '../model/host-config.js';
 import { CURRENT_SCHEMA_VERSION, type Store } from '../store/index.js';
@@ -26,7 +27,8 @@ export interface ConfigFilesContext {
 
 /** A failure the caller reports to the user: a missing file, an unusable file, no host configuration. */
 export class ConfigTransferError extends Error {
-  constructor(readonly kind: 'file-not-found' | 'invalid' | 'no-host-config', message: string) {
+  /** `file`: the name as the caller gave it (never a resolved server path). */
+  constructor(readonly kind: 'file-not-found' | 'invalid' | 'no-host-config' | 'not-allowed', message: string, readonly file?: string) {
     super(message);
     this.name = 'ConfigTransferError';
   }
@@ -114,6 +116,36 @@ export interface ImportSource {
 export type ImportRequest = Partial<Record<ConfigItem, ImportSource>>;
 export type ImportResult = Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>>;
 
+/**
+ * The file an import names, resolved: relative to serverhome, then symlinks followed; it must be
+ * inside one of the host's directories (in, out, arch, work, conf). The refusal is the same
+ * whether or not the file exists, so it tells nothing about the rest of the file system.
+ */
+async function confined(dirs: DirectoryConfig, file: string): Promise<string> {
+  const given = resolve(dirs.serverHome, file);
+  const real = await realpath(given).catch(async () => join(await realpath(dirname(given)).catch(() => dirname(given)), basename(given)));
+  const roots = await Promise.all([dirs.in, dirs.out, dirs.arch, dirs.work, dirs.conf].map((d) => realpath(d).catch(() => resolve(d))));
+  if (!roots.some((root) => real.startsWith(root + sep))) {
+    throw new ConfigTransferError('not-allowed', `${file}: not allowed; a configuration file to import must be inside the host's in, out, arch, work or conf directory`, file);
+  }
+  return real;
+}
+
+/**
+ * A business, aliases or roles file: XML whose root element is the item's (`<roles>`...), or empty
+ * (no entries). Anything else is refused before the column is touched: a text file once wiped
+ * the roles.
+ */
+function checkedText(item: 'business' | 'aliases' | 'roles', file: string, text: string): string {
+  const t = text.trim();
+  if (t === '') return t;
+  const root = /^(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<([A-Za-z_][\w.-]*)/.exec(t)?.[1];
+  if (root !== item || /<!DOCTYPE/i.test(t) || XMLValidator.validate(t) !== true) {
+    throw new ConfigTransferError('invalid', `${file}: not a ${item} file; expected XML with the root element <${item}>`, file);
+  }
+  return t;
+}
+
 async function mustExist(file: string): Promise<void> {
   try {
     await access(file);
@@ -146,13 +178,19 @@ async function loadRules(file: string, tasks: TaskRegistry | undefined) {
  * transaction, so a failure restores the previous entries. Business, aliases and roles: the file
  * text replaces this server's column. Files are all read before anything is changed.
  */
-export async function importConfig(ctx: ConfigFilesContext, req: ImportRequest): Promise<ImportResult> {
+export async function importConfig(ctx: ConfigFilesContext, given: ImportRequest, dirs: DirectoryConfig): Promise<ImportResult> {
+  // Every path is checked before any file is read.
+  const req: ImportRequest = {};
+  for (const item of CONFIG_ITEMS) {
+    const src = given[item];
+    if (src) req[item] = { ...src, file: await confined(dirs, src.file) };
+  }
   const hosts = req.hosts ? (await load(req.hosts.file, () => loadAuthentFile(req.hosts!.file, ctx.cryptoKey))).hosts : undefined;
   const rules = req.rules ? await load(req.rules.file, () => loadRules(req.rules!.file, ctx.tasks)) : undefined;
   const texts: Partial<Record<'business' | 'aliases' | 'roles', string>> = {};
   for (const item of ['business', 'aliases', 'roles'] as const) {
     const src = req[item];
-    if (src) texts[item] = (await load(src.file, () => readFile(src.file, 'utf8'))).trim();
+    if (src) texts[item] = checkedText(item, given[item]!.file, await load(src.file, () => readFile(src.file, 'utf8')));
   }
   const result: ImportResult = {};
   await ctx.store.transaction(async (tx) => {

@@ -272,7 +272,9 @@ describe.each(testDialects())('REST v1 actions on $name', (dbc) => {
     });
     const imp = await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: '/nonexistent.xml', ruleid: 77 }) });
     expect(imp.json()).toMatchObject({ command: 'ImportConfig', code: 200, answer: { results: [{ importedrule: true }] } });
-    expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: '/nonexistent.xml' }) })).json()).toMatchObject({ code: 406 });
+    // Outside the host's directories: 400 whether or not the file exists (issue 21); inside and missing: 406.
+    expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: '/nonexistent.xml' }) })).json()).toMatchObject({ code: 400 });
+    expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: 'arch/nonexistent.xml' }) })).json()).toMatchObject({ code: 406 });
     expect((await call('PUT', '/config', { body: JSON.stringify({ '@class': cls('ConfigExportJsonPacket'), rule: true }) })).json()).toMatchObject({ code: 412 });
   });
 

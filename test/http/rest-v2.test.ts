@@ -179,7 +179,9 @@ describe.each(dialects)('REST v2 on $name', (dbc) => {
     const imp = await call(h, 'PUT', `/v2/server/config?rulesFile=${encodeURIComponent(files.fileRule!)}`, { auth: ADMIN });
     expect(imp.json()).toEqual({ purgedRule: 'true' });
     expect(await h.store.rules.get('rule-send')).toBeDefined();
-    expect((await call(h, 'PUT', '/v2/server/config?hostsFile=/nonexistent.xml', { auth: ADMIN })).json()).toMatchObject({ errors: [{ errorCode: 9 }] });
+    // Outside the host's directories: refused alike whether or not the file exists (issue 21); inside and missing: FileNotFound.
+    expect((await call(h, 'PUT', '/v2/server/config?hostsFile=/nonexistent.xml', { auth: ADMIN })).json()).toMatchObject({ errors: [{ errorCode: 7 }] });
+    expect((await call(h, 'PUT', '/v2/server/config?hostsFile=conf/nonexistent.xml', { auth: ADMIN })).json()).toMatchObject({ errors: [{ errorCode: 9 }] });
     expect((await call(h, 'GET', '/v2/server/config?exportHosts=maybe', { auth: ADMIN })).status).toBe(400);
     expect((await call(h, 'GET', '/v2/filemonitors', { auth: ADMIN })).json()).toEqual({ results: [], totalResults: 0, totalSubResults: 0 });
     expect((await call(h, 'PUT', '/v2/server/shutdown', { auth: basic('monitor', 'monpwd') })).status).toBe(403);

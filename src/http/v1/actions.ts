@@ -135,9 +135,11 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   let imported: Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>> = {};
   let detail: string | undefined;
   try {
-    imported = await importConfig(fctx, req);
+    imported = await importConfig(fctx, req, services.config.directories);
   } catch (err) {
     if (!(err instanceof ConfigTransferError)) throw err;
+    // A file outside the host's directories, or not what the item expects: refused, nothing changed.
+    if (err.kind === 'not-allowed' || err.kind === 'invalid') return { code: 400, command, model, detail: err.message };
     detail = err.message;
   }
   const flag = (item: ConfigItem) => imported[item]?.imported === true;

@@ -100,6 +100,8 @@ function mapTransferError(err: unknown, parameter: string): never {
   if (err instanceof ConfigTransferError) {
     if (err.kind === 'no-host-config') throw new V2Status(404);
     if (err.kind === 'file-not-found') throw V2BadRequest.of(V2Code.FileNotFound, parameter);
+    // Outside the host's directories: the same answer whether or not the file exists.
+    if (err.kind === 'not-allowed' || (err.kind === 'invalid' && err.file !== undefined)) throw V2BadRequest.of(V2Code.IllegalFieldValue, JSON.stringify(err.file), 'file');
     throw V2BadRequest.of(V2Code.IllegalParameterValue, `'${parameter}'`, 'file');
   }
   throw err;
@@ -144,7 +146,7 @@ async function configImport(req: V2Request) {
   }
   let result;
   try {
-    result = await importConfig(filesContext(req), request);
+    result = await importConfig(filesContext(req), request, req.ctx.services.config.directories);
   } catch (err) {
     mapTransferError(err, 'import');
   }
