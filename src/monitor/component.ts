@@ -3,6 +3,7 @@
  * the engine's events) and stopped before it: Prometheus metrics and the health endpoint, push
  * monitoring (HTTP or Elasticsearch) and the SNMP agent, each only when configured.
  */
+import { loadSnmpConfig } from '../config/index.js';
 import { UpdatedInfo } from '../model/transfer.js';
 import type { R66Network } from '../net/network.js';
 import type { Component } from '../server/component.js';
@@ -16,6 +17,7 @@ import { ElasticsearchPushTarget } from './push/es-target.js';
 import { PushExporter } from './push/exporter.js';
 import { HttpPushTarget } from './push/http-target.js';
 import { pushTls, type PushTarget } from './push/target.js';
+import { SnmpService } from './snmp/agent.js';
 import { loadMonitoringSettings, type MonitoringSettings } from './settings.js';
 
 export interface MonitorDeps {
@@ -61,6 +63,8 @@ export class MonitorComponent implements Component {
       if (settings.metricsPort > 0) this.parts.push(await this.startMetrics(settings));
       const push = await this.startPush(settings);
       if (push !== undefined) this.parts.push(push);
+      const agent = await this.startSnmp();
+      if (agent !== undefined) this.parts.push(agent);
     } catch (err) {
       await this.stop();
       throw err;
@@ -73,6 +77,26 @@ export class MonitorComponent implements Component {
 
   async stop(): Promise<void> {
     for (const part of this.parts.splice(0).reverse()) await part.stop().catch(() => undefined);
+  }
+
+  /** The SNMP agent (§B) when `server/snmpconfig` names a file that loads; else SNMP is off (warning). */
+  private async startSnmp(): Promise<MonitorPart | undefined> {
+    const { config, log } = this.runtime;
+    const file = config.server.snmpConfigFile;
+    if (file === undefined) return undefined;
+    const snmp = await loadSnmpConfig(file).catch((err: unknown) => {
+      log.warn({ file, err: err instanceof Error ? err.message : String(err) }, 'SNMP disabled: snmpconfig cannot be loaded');
+      return undefined;
+    });
+    if (snmp === undefined) return undefined;
+    const { network } = this.deps;
+    const service = new SnmpService(snmp, {
+      hostId: config.hostId, port: config.server.useNoSsl ? config.network.serverPort : config.network.serverSslPort, store: () => this.runtime.store,
+      engine: () => this.engine(), connections: () => { try { return network.pool.size; } catch { return 0; } }, minimalDelayMs: config.server.minimalDelay,
+      logger: log.child({ component: 'snmp' }),
+    });
+    await service.start();
+    return { stop: () => service.stop(), describe: () => service.describe() };
   }
 
   /** Push monitoring (§A) when `pushMonitor` has a url; in a cluster only the lease holder pushes. */

@@ -10,6 +10,7 @@ import { execJavaTasks } from './execjava-task.js';
 import { execTasks } from './exec-tasks.js';
 import { fileTasks } from './file-tasks.js';
 import { logTask } from './log-task.js';
+import { snmpTask } from '../monitor/snmp/snmp-task.js';
 import { networkTasks } from './network/index.js';
 import { TaskRegistry, validateRuleTasks, type RuleTaskCheck } from './registry.js';
 import type { Rule } from '../model/rule.js';
@@ -23,6 +24,7 @@ import { loadExtendTaskFactories } from './plugins.js';
 export function createTaskRegistry(): TaskRegistry {
   const registry = new TaskRegistry();
   registry.register('LOG', logTask);
+  registry.register('SNMP', snmpTask);
   for (const family of [fileTasks, checkTasks, archiveTasks, transcodeTasks, execTasks, execJavaTasks, transferTasks, rescheduleTasks, networkTasks]) {
     for (const [type, impl] of Object.entries(family)) registry.register(type, impl);
   }

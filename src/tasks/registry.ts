@@ -20,7 +20,7 @@ export const BUILTIN_TASK_TYPES = [
 export const S3_TASK_TYPES = ['S3GET', 'S3GETDELETE', 'S3DELETE', 'S3PUT', 'S3PUTR66DELETE'] as const;
 
 /** Recognised names whose implementation arrives with a later module. */
-export const LATER_TASK_TYPES: ReadonlySet<string> = new Set([...S3_TASK_TYPES, 'SNMP']);
+export const LATER_TASK_TYPES: ReadonlySet<string> = new Set([...S3_TASK_TYPES]);
 
 /** The original's internal type of extension tasks: never valid in a rule. */
 export const INTERNAL_TASK_TYPE = 'EXTENDED';

@@ -14,6 +14,7 @@ import { PASSWORD_HEX, runCli, sandbox, spawnCli, writeInstance, type Instance, 
 import type { Harness } from '../http/harness.js';
 import { v1 } from '../http/v1-client.js';
 import { waitFor } from '../helpers/wait.js';
+import { createTaskRegistry, LATER_TASK_TYPES } from '../../src/tasks/index.js';
 
 const STAMP_PLUGIN = resolve('docs/plugins/stamp-plugin.mjs');
 const S3_PLUGIN = `export const taskTypes = {
@@ -128,8 +129,12 @@ describe('plug-in task types wherever rules are loaded', () => {
     const importedRule = JSON.parse((await v2('GET', '/v2/rules/imported')).text) as { rPostTasks: Array<{ type: string }> };
     expect(importedRule.rPostTasks.map((t) => t.type)).toEqual(['STAMP', 'S3PUT']);
     // A type neither the built-ins nor a plug-in can run refuses the imported file, as any rule load.
-    writeFileSync(rulesFile, `<rules><rule><idrule>withftp</idrule><hostids/><mode>1</mode><rposttasks><tasks>${task('SNMP', 'x')}</tasks></rposttasks></rule></rules>\n`);
-    expect((await v2('PUT', `/v2/server/config?rulesFile=${encodeURIComponent(rulesFile)}`)).status).toBe(400);
-    expect((await v2('GET', '/v2/rules/withftp')).status).toBe(404);
+    // (Only while some recognised type waits for its module.)
+    const waiting = [...LATER_TASK_TYPES].find((type) => createTaskRegistry().get(type) === undefined);
+    if (waiting !== undefined) {
+      writeFileSync(rulesFile, `<rules><rule><idrule>withftp</idrule><hostids/><mode>1</mode><rposttasks><tasks>${task(waiting, 'x')}</tasks></rposttasks></rule></rules>\n`);
+      expect((await v2('PUT', `/v2/server/config?rulesFile=${encodeURIComponent(rulesFile)}`)).status).toBe(400);
+      expect((await v2('GET', '/v2/rules/withftp')).status).toBe(404);
+    }
   }, 60_000);
 });

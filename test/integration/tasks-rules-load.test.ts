@@ -1,5 +1,5 @@
 /**
- * A rule using a task type that comes with a later module (now only SNMP) is refused when
+ * A rule using a task type that comes with a later module (LATER_TASK_TYPES) is refused when
  * it is loaded, by every loading path, with a message naming the task and the rule: `loadrule`,
  * `initdb -dir`, `loadconf`, the server start (database or rule files) and the REST v1/v2 rule
  * handlers. The server loads its extendTaskFactory plug-ins at start, and they serve real transfers.
@@ -14,18 +14,24 @@ import { ADMIN, host, startHarness, type Harness } from '../http/harness.js';
 import { v1 } from '../http/v1-client.js';
 import { rule } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/wait.js';
+import { createTaskRegistry, LATER_TASK_TYPES } from '../../src/tasks/index.js';
+
+// A recognised type this build cannot run yet; once every module has landed there is none and the
+// refusal tests below have nothing to refuse.
+const WAITING = [...LATER_TASK_TYPES].find((type) => createTaskRegistry().get(type) === undefined);
+const LATER = WAITING ?? 'NONE';
 
 const FTP_RULE = `<rule><idrule>withftp</idrule><hostids/><mode>1</mode>
   <rposttasks><tasks><task><type>LOG</type><path>ok</path><delay>0</delay></task>
-  <task><type>snmp</type><path>transfer #TRANSFERID# done</path><delay>0</delay></task></tasks></rposttasks></rule>\n`;
+  <task><type>${LATER.toLowerCase()}</type><path>x #TRANSFERID# done</path><delay>0</delay></task></tasks></rposttasks></rule>\n`;
 
-function expectNamed(text: string, type = 'SNMP'): void {
+function expectNamed(text: string, type = LATER): void {
   expect(text).toContain(`task type ${type} is not available`);
   expect(text).toContain('rule "withftp"');
   expect(hasNoStack(text)).toBe(true);
 }
 
-describe('rule loading refuses the later task types', () => {
+describe.skipIf(WAITING === undefined)('rule loading refuses the later task types', () => {
   let box: Sandbox;
   let inst: Instance;
   let env: NodeJS.ProcessEnv;
@@ -75,26 +81,26 @@ describe('rule loading refuses the later task types', () => {
     expectNamed(initdb.stdout + initdb.stderr);
     expect(await ruleIds()).toEqual([]);
 
-    writeFileSync(join(inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace('<type>snmp</type>', '<type>Snmp</type>'));
+    writeFileSync(join(inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace(`<type>${LATER.toLowerCase()}</type>`, `<type>${LATER}</type>`));
     const loadconf = await runCli('server', ['loadconf'], env);
     expect(loadconf.code).toBe(badFile.code);
-    expectNamed(loadconf.stdout + loadconf.stderr, 'SNMP');
+    expectNamed(loadconf.stdout + loadconf.stderr);
     expect(await ruleIds()).toEqual([]);
   });
 
-  it('the server start refuses a rule of its database using SNMP (exit 1, task and rule named)', async () => {
+  it('the server start refuses a rule of its database using a type still to come (exit 1, task and rule named)', async () => {
     expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
     const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`), { hostId: 'hosta' });
-    await store.rules.upsert(rule('withftp', TransferMode.SENDMODE, { sErrorTasks: [{ type: 'SNMP', path: '-file #TRUEFULLPATH#', delay: 0 }] }));
+    await store.rules.upsert(rule('withftp', TransferMode.SENDMODE, { sErrorTasks: [{ type: LATER, path: '-file #TRUEFULLPATH#', delay: 0 }] }));
     await store.close();
     const server = spawnCli('server', ['start'], env);
     running.push(server);
     const result = await server.exited;
     expect(result.code).toBe(1);
-    expectNamed(result.stderr, 'SNMP');
+    expectNamed(result.stderr);
   });
 
-  it('the server start without database refuses a rule file using SNMP', async () => {
+  it('the server start without database refuses a rule file using a type still to come', async () => {
     writeInstance(inst.confDir, { db: null });
     mkdirSync(join(inst.serverHome, 'conf'), { recursive: true });
     writeFileSync(join(inst.serverHome, 'conf', 'withftp.rule.xml'), FTP_RULE);
@@ -102,11 +108,11 @@ describe('rule loading refuses the later task types', () => {
     running.push(server);
     const result = await server.exited;
     expect(result.code).toBe(1);
-    expectNamed(result.stderr, 'SNMP');
+    expectNamed(result.stderr);
   });
 });
 
-describe('REST rule handlers refuse the later task types', () => {
+describe.skipIf(WAITING === undefined)('REST rule handlers refuse the later task types', () => {
   let h: Harness;
   beforeEach(async () => {
     h = await startHarness({ settings: parseJdbcUrl('sqlite', 'jdbc:sqlite::memory:'), rest: { signature: false } });
@@ -120,7 +126,7 @@ describe('REST rule handlers refuse the later task types', () => {
     fetch(h.base + path, { method, headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('v2: create and update answer 400 naming the task, the rule and the list; nothing stored', async () => {
-    const created = await post('/v2/rules', { name: 'withftp', mode: 'send', rPostTasks: [{ type: 'LOG', arguments: 'x', delay: 0 }, { type: 'SNMP', arguments: 'x', delay: 0 }] });
+    const created = await post('/v2/rules', { name: 'withftp', mode: 'send', rPostTasks: [{ type: 'LOG', arguments: 'x', delay: 0 }, { type: LATER, arguments: 'x', delay: 0 }] });
     expect(created.status).toBe(400);
     const errors = ((await created.json()) as { errors: Array<{ message: string; errorCode: number }> }).errors;
     expect(errors).toHaveLength(1);
@@ -130,23 +136,23 @@ describe('REST rule handlers refuse the later task types', () => {
     expect(await h.store.rules.get('withftp')).toBeUndefined();
 
     expect((await post('/v2/rules', { name: 'withftp', mode: 'send' })).status).toBe(201);
-    const updated = await post('/v2/rules/withftp', { sPreTasks: [{ type: 'SNMP', arguments: 'x', delay: 0 }] }, 'PUT');
+    const updated = await post('/v2/rules/withftp', { sPreTasks: [{ type: LATER, arguments: 'x', delay: 0 }] }, 'PUT');
     expect(updated.status).toBe(400);
-    expect(await updated.text()).toContain('SNMP');
+    expect(await updated.text()).toContain(LATER);
     expect((await h.store.rules.get('withftp'))?.sPreTasks).toEqual([]);
   });
 
   it('v1: create and update answer 400 naming the task and the rule; nothing stored', async () => {
     const call = (method: string, path: string, body: unknown) => v1(h, method, path, { user: 'v1admin', password: 'adminpw1', body: JSON.stringify(body) });
-    const tasks = '<tasks><task><type>SNMP</type><path>x</path><delay>0</delay></task></tasks>';
+    const tasks = `<tasks><task><type>${LATER}</type><path>x</path><delay>0</delay></task></tasks>`;
     const created = await call('POST', '/rules', { IDRULE: 'withftp', MODETRANS: 1, RPOSTTASKS: tasks });
     expect(created.status).toBe(400);
-    expectNamed((JSON.parse(created.text) as { detail: string }).detail, 'SNMP');
+    expectNamed((JSON.parse(created.text) as { detail: string }).detail);
     expect(await h.store.rules.get('withftp')).toBeUndefined();
     expect((await call('POST', '/rules', { IDRULE: 'withftp', MODETRANS: 1 })).status).toBe(200);
     const updated = await call('PUT', '/rules/withftp', { SERRORTASKS: tasks });
     expect(updated.status).toBe(400);
-    expectNamed((JSON.parse(updated.text) as { detail: string }).detail, 'SNMP');
+    expectNamed((JSON.parse(updated.text) as { detail: string }).detail);
     expect((await h.store.rules.get('withftp'))?.sErrorTasks).toEqual([]);
   });
 });

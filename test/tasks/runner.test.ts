@@ -31,10 +31,12 @@ describe('registry', () => {
   });
   it('refuses a rule using a later type, naming task and rule', () => {
     const reg = createTaskRegistry();
-    for (const type of LATER_TASK_TYPES) {
+    // Only the types no module runs yet (none once every module has landed).
+    const waiting = [...LATER_TASK_TYPES].filter((type) => reg.get(type) === undefined);
+    for (const type of waiting) {
       expect(() => validateRuleTasks(rule({ sPostTasks: [t('LOG'), t(type.toLowerCase())] }), reg)).toThrow(RuleTaskError);
+      expect(() => validateRuleTasks(rule({ rErrorTasks: [t(type)] }), reg)).toThrow(new RegExp(`task 1 \\(${type}\\) of list rErrorTasks in rule "r1".*not available`));
     }
-    expect(() => validateRuleTasks(rule({ rErrorTasks: [t('SNMP')] }), reg)).toThrow(/task 1 \(SNMP\) of list rErrorTasks in rule "r1".*not available/);
   });
   it('drops unknown and EXTENDED types with a warning and upper-cases types', () => {
     const reg = createTaskRegistry();

@@ -1,0 +1,233 @@
+/**
+ * The SNMP agent of a running host (monitoring.md Part B) on net-snmp: answers GET, GETNEXT and
+ * GETBULK on the system group and the private MIB with live values, community `public` for
+ * v1/v2c and the SNMPv3 users of snmpconfig.xml; sends the notifications (start, stop, transfer
+ * errors, info-task) through SnmpNotifier, which the SNMP task and other modules reach through
+ * `currentSnmpNotifier()` (hub.ts).
+ */
+import type { Socket as UdpSocket } from 'node:dgram';
+import snmp, { type Agent, type MibRequest, type User } from 'net-snmp';
+import type { Logger } from 'pino';
+import type { SnmpConfig, SnmpSecurity } from '../../config/index.js';
+import { PRODUCT_VERSION } from '../../model/product.js';
+import { UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
+import type { Store } from '../../store/index.js';
+import type { TransferEngine } from '../../transfer/engine.js';
+import type { TransferOutcome, TransferProgress } from '../../transfer/types.js';
+import { countTransfers, PRIVATE_OBJECTS, SYSTEM_OBJECTS, type MibObject, type MibValues, type SystemNames, type TransferCounts, type ValueKind } from './mib.js';
+import { setSnmpNotifier } from './hub.js';
+import { SnmpNotifier, TrapLevel } from './notifier.js';
+
+export interface SnmpServiceDeps {
+  hostId: string;
+  /** R66 port shown in applApplicationProtocol. */
+  port: number;
+  store: () => Store;
+  engine: () => TransferEngine | undefined;
+  connections: () => number;
+  /** `minimaldelay`: the transfer counts are read again at most this often. */
+  minimalDelayMs: number;
+  logger: Logger;
+  names?: Partial<SystemNames>;
+}
+
+export const DEFAULT_NAMES: SystemNames = {
+  sysDescr: 'svc R66 SNMP', sysContact: 'svc-r66 operator', sysName: `svc R66 ${PRODUCT_VERSION}`, sysLocation: 'Paris, France',
+  applName: 'svc R66', applDescription: 'svc R66: File Transfer Monitor', applUrl: 'https://github.com/svc-r66',
+};
+
+const TYPES: Record<ValueKind, number> = {
+  string: snmp.ObjectType.OctetString, oid: snmp.ObjectType.OID, ticks: snmp.ObjectType.TimeTicks,
+  integer: snmp.ObjectType.Integer, gauge: snmp.ObjectType.Gauge, counter: snmp.ObjectType.Counter,
+};
+
+const AUTH = { SHA: snmp.AuthProtocols.sha, MD5: snmp.AuthProtocols.md5 } as const;
+// net-snmp has no 3DES nor AES-192: users asking for them are refused with a warning.
+const PRIV: Partial<Record<NonNullable<SnmpSecurity['privProtocol']>, number>> = { PDES: snmp.PrivProtocols.des, PAES128: snmp.PrivProtocols.aes, PAES256: snmp.PrivProtocols.aes256b };
+
+/** A snmpconfig.xml user as net-snmp wants it; undefined (with a reason) when it cannot be served. */
+export function snmpUser(s: SnmpSecurity): User | string {
+  const auth = s.authProtocol !== undefined && s.authPassphrase !== undefined ? AUTH[s.authProtocol] : undefined;
+  const wantsPriv = s.privProtocol !== undefined && s.privPassphrase !== undefined;
+  if (wantsPriv && PRIV[s.privProtocol!] === undefined) return `privacy protocol ${s.privProtocol} is not supported (use PDES, PAES128 or PAES256)`;
+  if (wantsPriv && auth === undefined) return 'privacy needs an authentication protocol and passphrase';
+  if (auth === undefined) return { name: s.name, level: snmp.SecurityLevel.noAuthNoPriv };
+  const base = { name: s.name, authProtocol: auth, authKey: s.authPassphrase! };
+  return wantsPriv ? { ...base, level: snmp.SecurityLevel.authPriv, privProtocol: PRIV[s.privProtocol!]!, privKey: s.privPassphrase! } : { ...base, level: snmp.SecurityLevel.authNoPriv };
+}
+
+/** `udp:<ip>/<port>` -> a net-snmp socket; TCP is not served (warning). */
+function socketOf(address: string): { transport: string; address: string; port: number } | undefined {
+  const m = /^(udp|tcp):(.+)\/(\d+)$/.exec(address);
+  if (m === null || m[1] === 'tcp') return undefined;
+  const ip = m[2] ?? '';
+  return { transport: ip.includes(':') ? 'udp6' : 'udp4', address: ip, port: Number(m[3]) };
+}
+
+export class SnmpService {
+  private agent: Agent | undefined;
+  private notifier: SnmpNotifier | undefined;
+  private readonly startedAt = Date.now();
+  private lastChange = Date.now();
+  private operStatus = 5;
+  private counts: TransferCounts = countTransfers([], '');
+  private countedAt = 0;
+  private counting: Promise<void> | undefined;
+  private engine: TransferEngine | undefined;
+  private readonly names: SystemNames;
+  private readonly listeners = {
+    end: (o: TransferOutcome) => this.onEnd(o),
+    start: (r: TransferRecord) => this.onSave(r),
+    progress: (p: TransferProgress) => this.onProgress(p),
+  };
+
+  constructor(private readonly config: SnmpConfig, private readonly deps: SnmpServiceDeps) {
+    this.names = { ...DEFAULT_NAMES, ...deps.names };
+  }
+
+  /** UDP ports bound (tests). */
+  ports: number[] = [];
+
+  async start(): Promise<void> {
+    const { logger } = this.deps;
+    for (const w of this.config.warnings) logger.warn({ file: this.config.file }, w);
+    const sockets = this.config.localAddresses.map((a) => {
+      const s = socketOf(a);
+      if (s === undefined) logger.warn({ address: a }, 'SNMP listening address skipped: only udp:<ip>/<port> is served');
+      return s;
+    }).filter((s) => s !== undefined);
+    if (sockets.length === 0) throw new Error(`${this.config.file}: no usable <localaddress> (expected udp:<ip>/<port>)`);
+    let failure: Error | undefined;
+    const agent = snmp.createAgent({ sockets, disableAuthorization: false }, (err) => {
+      // Bad packets from the network (wrong community, unknown user) arrive here too: debug only.
+      if (err && (err as Error & { code?: string }).code !== undefined) failure ??= err;
+      else if (err) logger.debug({ err: err.message }, 'SNMP request refused');
+    });
+    await this.bound(agent).catch((err: Error) => { agent.close(); throw new Error(`SNMP agent cannot listen on ${this.config.localAddresses.join(', ')}: ${err.message}`); });
+    if (failure) throw failure;
+    const authorizer = agent.getAuthorizer();
+    authorizer.addCommunity('public');
+    for (const s of this.config.securities) {
+      const user = snmpUser(s);
+      if (typeof user === 'string') logger.warn({ file: this.config.file, user: s.name }, `SNMPv3 user skipped: ${user}`);
+      else authorizer.addUser(user);
+    }
+    this.register(agent);
+    this.agent = agent;
+    this.notifier = new SnmpNotifier(this.config, this.names, this.startedAt, logger);
+    setSnmpNotifier(this.notifier);
+    this.operStatus = 1;
+    this.lastChange = Date.now();
+    this.attach();
+    await this.notifier.startStop(true);
+  }
+
+  describe(): string[] {
+    return [`SNMP agent on ${this.config.localAddresses.join(', ')} (notifications level ${this.config.trapInformLevel} to ${this.config.targets.length} target(s))`];
+  }
+
+  async stop(): Promise<void> {
+    this.detach();
+    const notifier = this.notifier;
+    this.notifier = undefined;
+    setSnmpNotifier(undefined, notifier);
+    if (notifier !== undefined) {
+      await notifier.startStop(false);
+      notifier.close();
+    }
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent !== undefined) await new Promise<void>((resolve) => { try { agent.close(() => resolve()); } catch { resolve(); } });
+  }
+
+  /** Subscribes to the engine's events (transfer errors and info-task notifications). */
+  attach(): void {
+    const engine = this.deps.engine();
+    if (engine === undefined || engine === this.engine) return;
+    this.detach();
+    this.engine = engine;
+    engine.on('end', this.listeners.end);
+    if (this.config.trapInformLevel >= TrapLevel.AllEvents) {
+      engine.on('start', this.listeners.start);
+      engine.on('progress', this.listeners.progress);
+    }
+  }
+
+  private detach(): void {
+    this.engine?.off('end', this.listeners.end);
+    this.engine?.off('start', this.listeners.start);
+    this.engine?.off('progress', this.listeners.progress);
+    this.engine = undefined;
+  }
+
+  private onEnd(o: TransferOutcome): void {
+    const n = this.notifier;
+    if (n === undefined) return;
+    const r = o.record;
+    if (o.code.char !== 'O') void n.notify('error', `Transfer in error since ${o.message}`, o.code.meaning);
+    const final = r.updatedInfo === UpdatedInfo.INERROR || r.updatedInfo === UpdatedInfo.INTERRUPTED;
+    if (final || n.level >= TrapLevel.AllEvents) void n.infoTask(SnmpNotifier.taskText(r, final), r);
+  }
+
+  private onSave(r: TransferRecord): void {
+    void this.notifier?.infoTask(SnmpNotifier.taskText(r, false), r);
+  }
+
+  /** Level 5 during the transfer step: every 100th rank only (§B.5). */
+  private onProgress(p: TransferProgress): void {
+    if (p.rank % 100 !== 0) return;
+    void this.deps.store().runner.findBySpecialId(this.deps.hostId, p.ref.specialId).then((rows) => {
+      const r = rows.find((x) => x.requester === p.ref.requester && x.requested === p.ref.requested);
+      if (r !== undefined) this.onSave(r);
+    }, () => undefined);
+  }
+
+  private bound(agent: Agent): Promise<void> {
+    // net-snmp binds its sockets without telling when; wait for each one's `listening`.
+    const sockets = Object.values((agent as unknown as { listener: { sockets: Record<string, UdpSocket> } }).listener.sockets);
+    return Promise.all(sockets.map((s) => new Promise<void>((resolve, reject) => {
+      s.once('listening', () => { this.ports.push(s.address().port); resolve(); });
+      s.once('error', reject);
+    }))).then(() => undefined);
+  }
+
+  private register(agent: Agent): void {
+    const mib = agent.getMib();
+    const initial = this.values();
+    for (const o of [...SYSTEM_OBJECTS, ...PRIVATE_OBJECTS]) {
+      mib.registerProvider({
+        name: o.name, type: snmp.MibProviderType.Scalar, oid: o.oid, scalarType: TYPES[o.kind], maxAccess: snmp.MaxAccess['read-only'],
+        handler: (req: MibRequest) => void this.answer(o, req),
+      });
+      // Creates the `.0` instance; the handler puts the live value in it at every request.
+      mib.setScalarValue(o.name, o.value(initial));
+    }
+  }
+
+  private async answer(o: MibObject, req: MibRequest): Promise<void> {
+    try {
+      await this.refresh();
+      req.instanceNode.value = o.value(this.values());
+      req.done();
+    } catch {
+      req.done({ errorStatus: 5 });
+    }
+  }
+
+  private values(): MibValues {
+    const throughput = this.engine?.bandwidth.throughput() ?? { read: 0, write: 0 };
+    return {
+      counts: this.counts, hostId: this.deps.hostId, version: PRODUCT_VERSION, port: this.deps.port, startedAt: this.startedAt, lastChange: this.lastChange,
+      operStatus: this.operStatus, throughput, connections: this.deps.connections(), names: this.names,
+    };
+  }
+
+  /** The transfer counts, read again when older than `minimaldelay` (one RUNNER read since the agent start). */
+  private refresh(): Promise<void> {
+    if (Date.now() - this.countedAt < this.deps.minimalDelayMs) return Promise.resolve();
+    this.counting ??= this.deps.store().runner.list({ ownerReq: this.deps.hostId, startFrom: new Date(this.startedAt - 100) })
+      .then((rows) => { this.counts = countTransfers(rows, this.deps.hostId); this.countedAt = Date.now(); })
+      .finally(() => { this.counting = undefined; });
+    return this.counting;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The SNMP agent and its notifications (monitoring.md Part B) checked with Debian's net-snmp tools:
+ * snmpget/snmpwalk/snmpbulkwalk (v2c and v3 authPriv) against the agent, snmptrapd receiving the
+ * traps (v2c) and informs (v3).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SnmpConfig } from '../../src/config/index.js';
+import { TransferMode } from '../../src/model/rule.js';
+import { SnmpService, snmpUser } from '../../src/monitor/snmp/agent.js';
+import { currentSnmpNotifier } from '../../src/monitor/snmp/hub.js';
+import { addRules, closeHosts, makeHostPair, rule, silent, type TestHost } from '../helpers/hosts.js';
+import { waitFor } from '../helpers/wait.js';
+
+const run = promisify(execFile);
+const ROOT = '1.3.6.1.4.1.66666.66';
+
+async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve));
+  const port = s.address().port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+/** snmptrapd in the foreground, logging every notification (numeric OIDs) to its stdout. */
+async function startTrapd(dir: string): Promise<{ port: number; out: () => string; stop: () => void }> {
+  const port = await freeUdpPort();
+  const conf = path.join(dir, 'snmptrapd.conf');
+  await writeFile(conf, 'authCommunity log public\ncreateUser v3notify\nauthUser log v3notify noauth\n');
+  let out = '';
+  const child: ChildProcess = spawn('snmptrapd', ['-f', '-Lo', '-On', '-C', '-c', conf, `udp:127.0.0.1:${port}`], {
+    env: { ...process.env, SNMP_PERSISTENT_DIR: path.join(dir, 'persist'), MIBS: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  await waitFor(() => out.includes('NET-SNMP version'), { timeoutMs: 10_000, what: 'snmptrapd to start' });
+  return { port, out: () => out, stop: () => child.kill('SIGTERM') };
+}
+
+describe('SNMP agent, traps and informs (net-snmp tools)', () => {
+  let dir: string;
+  let a: TestHost;
+  let b: TestHost;
+  let trapd: Awaited<ReturnType<typeof startTrapd>>;
+  let agentPort: number;
+  let service: SnmpService;
+
+  const config = (over: Partial<SnmpConfig>): SnmpConfig => ({
+    file: path.join(dir, 'snmpconfig.xml'), localAddresses: [`udp:127.0.0.1/${agentPort}`], nbThread: 4, filtered: false, useTrap: true, trapInformLevel: 4,
+    targets: [{ name: 'nms', domain: 'UdpIpv4', address: `127.0.0.1/${trapd.port}`, timeout: 500, retries: 1, isV2: true }],
+    securities: [
+      { name: 'opsUser', authProtocol: 'SHA', authPassphrase: 'authSecret123', privProtocol: 'PAES128', privPassphrase: 'privSecret123' },
+      { name: 'old3des', authProtocol: 'MD5', authPassphrase: 'authSecret123', privProtocol: 'P3DES', privPassphrase: 'privSecret123' },
+    ],
+    warnings: [], ...over,
+  });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'svc-snmp-'));
+    trapd = await startTrapd(dir);
+    ({ a, b } = await makeHostPair());
+    await addRules([a, b], rule('send', TransferMode.SENDMODE));
+    await addRules([a], rule('nob', TransferMode.SENDMODE));
+    await addRules([a, b], rule('withsnmp', TransferMode.SENDMODE, { sPostTasks: [
+      { type: 'SNMP', path: 'sent #TRANSFERID#', delay: 0 }, { type: 'SNMP', path: 'info-of-#RULE#', delay: 1 }, { type: 'SNMP', path: 'never', delay: 2 },
+    ] }));
+    agentPort = await freeUdpPort();
+    service = new SnmpService(config({}), { hostId: 'hosta', port: 6666, store: () => a.store, engine: () => a.engine, connections: () => a.pool.size, minimalDelayMs: 0, logger: silent });
+    await service.start();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    trapd?.stop();
+    await closeHosts(a, b);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const target = (): string => `127.0.0.1:${agentPort}`;
+  const v2 = (cmd: string, ...args: string[]) => run(cmd, ['-v2c', '-c', 'public', '-On', '-m', '', target(), ...args]);
+  const v3 = (cmd: string, priv: string, ...args: string[]) =>
+    run(cmd, ['-v3', '-u', 'opsUser', '-l', 'authPriv', '-a', 'SHA', '-A', 'authSecret123', '-x', 'AES', '-X', priv, '-On', '-m', '', '-t', '1', '-r', '0', target(), ...args]);
+
+  it('sends coldStart with "Startup Service" at start (trap, v2c)', async () => {
+    await waitFor(() => trapd.out().includes('Startup Service'), { timeoutMs: 5000, what: 'the coldStart trap' });
+    expect(trapd.out()).toContain('.1.3.6.1.6.3.1.1.5.1');
+    expect(currentSnmpNotifier()).toBeDefined();
+  });
+
+  it('answers GET, GETNEXT and GETBULK on the private MIB and the system group (v2c)', async () => {
+    const get = await v2('snmpget', `${ROOT}.1.2.0`, `${ROOT}.1.6.0`, '1.3.6.1.2.1.1.2.0', `${ROOT}.2.2.0`);
+    expect(get.stdout).toContain(`.${ROOT}.1.2.0 = STRING: "hosta"`);
+    expect(get.stdout).toContain(`.${ROOT}.1.6.0 = OID: .${ROOT}.1.1.4.6666`);
+    expect(get.stdout).toContain(`.1.3.6.1.2.1.1.2.0 = OID: .${ROOT}`);
+    expect(get.stdout).toContain(`.${ROOT}.2.2.0 = INTEGER: 1`);
+    const walk = await v2('snmpwalk', ROOT);
+    // The walk ends at the end of the agent's tree (net-snmp's tools print it as a last line).
+    const lines = walk.stdout.trim().split('\n').filter((l) => !l.includes('No more variables'));
+    expect(lines, walk.stdout).toHaveLength(6 + 26 + 13 + 24);
+    expect(lines[0]).toContain(`.${ROOT}.1.1.0 = STRING:`);
+    expect(lines.at(-1)).toContain(`.${ROOT}.4.24.0 = Gauge32: 0`);
+    const bulk = await v2('snmpbulkwalk', ROOT);
+    expect(bulk.stdout.trim().split('\n').filter((l) => !l.includes('No more variables'))).toHaveLength(lines.length);
+  });
+
+  it('live values: a transfer in error counts at once and sends the error and info-task traps', async () => {
+    const before = (await v2('snmpget', `${ROOT}.2.7.0`, `${ROOT}.2.11.0`)).stdout;
+    expect(before).toContain(`.${ROOT}.2.7.0 = Counter32: 0`);
+    await writeFile(path.join(a.dirs.out, 'f.txt'), 'hello');
+    await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
+    const failed = await a.engine.transfer({ partner: 'hostb', rule: 'nob', file: 'f.txt' });
+    const after = (await v2('snmpget', `${ROOT}.2.7.0`, `${ROOT}.2.11.0`, `${ROOT}.2.20.0`)).stdout;
+    expect(after).toContain(`.${ROOT}.2.7.0 = Counter32: 2`);
+    expect(after).toContain(`.${ROOT}.2.11.0 = Counter32: 1`);
+    expect(after).toContain(`.${ROOT}.2.20.0 = Gauge32: 1`);
+    await waitFor(() => trapd.out().includes('Transfer in error since'), { timeoutMs: 5000, what: 'the error trap' });
+    expect(trapd.out()).toContain(`.${ROOT}.5.1.2`);
+    await waitFor(() => trapd.out().includes('Task is INERROR'), { timeoutMs: 5000, what: 'the info-task trap' });
+    expect(trapd.out()).toContain(`"${failed.record.specialId}"`);
+  });
+
+  it('SNMP task: delay 0 a warning with TransferId, delay 1 an info-task, other delays nothing (tasks.md §8)', async () => {
+    await writeFile(path.join(a.dirs.out, 'g.txt'), 'hello');
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'withsnmp', file: 'g.txt' });
+    expect(out.code.char).toBe('O');
+    const id = out.record.specialId;
+    await waitFor(() => trapd.out().includes(`"sent ${id}"`) && trapd.out().includes('"info-of-withsnmp"'), { timeoutMs: 5000, what: 'the SNMP task notifications' });
+    expect(trapd.out()).toContain(`"TransferId:${id}"`);
+    expect(trapd.out()).toContain(`.${ROOT}.5.1.3`);
+    expect(trapd.out()).not.toContain('"never"');
+  });
+
+  it('SNMPv3: authPriv user answered, wrong privacy passphrase refused, unsupported 3DES user skipped', async () => {
+    const ok = await v3('snmpget', 'privSecret123', `${ROOT}.1.2.0`);
+    expect(ok.stdout).toContain('STRING: "hosta"');
+    await expect(v3('snmpget', 'wrongSecret999', `${ROOT}.1.2.0`)).rejects.toThrow();
+    expect(snmpUser({ name: 'old3des', authProtocol: 'MD5', authPassphrase: 'a', privProtocol: 'P3DES', privPassphrase: 'p' })).toMatch(/P3DES is not supported/);
+  });
+
+  it('informs to an SNMPv3 target (user v3notify) and linkDown "Shutdown Service" at stop', async () => {
+    const port = await freeUdpPort();
+    const informs = new SnmpService(config({
+      localAddresses: [`udp:127.0.0.1/${port}`], useTrap: false, trapInformLevel: 3,
+      targets: [{ name: 'nms-v3', domain: 'UdpIpv4', address: `127.0.0.1/${trapd.port}`, timeout: 500, retries: 2, isV2: false }],
+    }), { hostId: 'hosta', port: 6666, store: () => a.store, engine: () => undefined, connections: () => 0, minimalDelayMs: 0, logger: silent });
+    await informs.start();
+    await currentSnmpNotifier()!.notify('warning', 'Block Order received', 'hostb');
+    await waitFor(() => trapd.out().includes('Block Order received'), { timeoutMs: 5000, what: 'the warning inform' });
+    await informs.stop();
+    await waitFor(() => trapd.out().includes('Shutdown Service'), { timeoutMs: 5000, what: 'the linkDown notification' });
+    expect(trapd.out()).toContain('.1.3.6.1.6.3.1.1.5.3');
+  });
+});
