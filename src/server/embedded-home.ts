@@ -25,6 +25,7 @@ import { makeDirsSync } from '../fs/make-dirs.js';
 import { runDatabaseTool } from './database-tool.js';
 import { pickPort } from './ports.js';
 import { silentLogger } from './logger.js';
+import { writeSelfSignedPem } from '../web/admin/self-signed.js';
 
 /** The original's default R66 ports (config.md §3.3). */
 export const DEFAULT_R66_PORT = 6666;
@@ -32,6 +33,9 @@ export const DEFAULT_R66_SSL_PORT = 6667;
 /** The REST port of config.md's samples; the home's REST listener only binds the loopback address. */
 export const DEFAULT_REST_PORT = 8088;
 export const REST_ADDRESS = '127.0.0.1';
+/** The original's web ports (web-ui.md): monitoring (HTTP) and administration (HTTPS), loopback only here. */
+export const DEFAULT_HTTP_PORT = 8066;
+export const DEFAULT_HTTPS_PORT = 8067;
 
 export interface HomeReport {
   home: string;
@@ -39,6 +43,9 @@ export interface HomeReport {
   port: number;
   sslPort: number;
   restPort: number;
+  /** Web monitoring (HTTP) and administration (HTTPS) ports; 0 = off. */
+  httpPort: number;
+  httpsPort: number;
   database: string;
 }
 
@@ -51,7 +58,7 @@ export interface HomeOptions {
   port?: number;
   sslPort?: number;
   restPort?: number;
-  /** `network/serverhttpport` and `serverhttpsport` (web pages); 0 (none) when left out. */
+  /** `network/serverhttpport` and `serverhttpsport` (web pages); 0 = none; left out: the original's ports when free. */
   httpPort?: number;
   httpsPort?: number;
 }
@@ -121,7 +128,10 @@ export async function ensureEmbeddedHome(home: string, printer: HomePrinter, opt
         `  database       ${report.database}\n` +
         `  R66 port       ${report.port} (plain; TLS port ${report.sslPort} is configured but off: no certificate)\n` +
         `  REST API       http://${REST_ADDRESS}:${report.restPort}/v2/ (and v1), user 'admin'; its password: ` +
-        `svc-password -ki ${join(home, 'cryptokey.des')} -pi ${join(home, 'admin.ggp')} -clear\n`,
+        `svc-password -ki ${join(home, 'cryptokey.des')} -pi ${join(home, 'admin.ggp')} -clear\n` +
+        (report.httpPort > 0 ? `  monitoring     http://${REST_ADDRESS}:${report.httpPort}/ (read-only, no login)\n` : '') +
+        (report.httpsPort > 0 ? `  administration https://${REST_ADDRESS}:${report.httpsPort}/ (self-signed certificate ${join(home, 'admin-web.pem')}): ` +
+          `log in as 'admin' with the same password as the REST API\n` : ''),
     );
     return report;
   } catch (err) {
@@ -137,6 +147,8 @@ async function createHome(home: string, created: string[], options: HomeOptions)
   const port = options.port ?? (await pickPort(DEFAULT_R66_PORT));
   const sslPort = options.sslPort ?? (await pickPort(DEFAULT_R66_SSL_PORT, [port]));
   const restPort = options.restPort ?? (await pickPort(DEFAULT_REST_PORT, [port, sslPort]));
+  const httpPort = options.httpPort ?? (await pickPort(DEFAULT_HTTP_PORT, [port, sslPort, restPort]));
+  const httpsPort = options.httpsPort ?? (await pickPort(DEFAULT_HTTPS_PORT, [port, sslPort, restPort, httpPort]));
   // Only what this run creates is removed on failure: a file already there is the user's.
   const p = (name: string): string => {
     const path = join(home, name);
@@ -158,6 +170,10 @@ async function createHome(home: string, created: string[], options: HomeOptions)
   await writeGgpFile(hostGgp, key, newPassword());
   const sigKeyFile = p('restsigning.key');
   await writeFile(sigKeyFile, randomBytes(64), { mode: 0o600 });
+  // The administration area's certificate: self-signed for localhost, replaceable through admkeypath.
+  const adminPem = httpsPort > 0 ? p('admin-web.pem') : undefined;
+  const adminKeyPass = newPassword();
+  if (adminPem !== undefined) await writeSelfSignedPem(adminPem, adminKeyPass);
 
   const database = join(dbDir, 'svc-r66.sqlite');
   const identity = section('identity', [...el('hostid', hostId), ...el('cryptokey', keyFile)]);
@@ -189,10 +205,11 @@ async function createHome(home: string, created: string[], options: HomeOptions)
     section('server', [
       ...el('serveradmin', 'admin'), ...el('serverpasswdfile', adminGgp), ...el('usenossl', true), ...el('usessl', false),
       ...el('httpadmin', join(dataDir, 'admin')),
+      ...(adminPem !== undefined ? [...el('admkeypath', adminPem), ...el('admkeystorepass', adminKeyPass), ...el('admkeypass', adminKeyPass)] : []),
     ]),
     section('network', [
       ...el('serverport', port), ...el('serversslport', sslPort),
-      ...el('serverhttpport', options.httpPort ?? 0), ...el('serverhttpsport', options.httpsPort ?? 0),
+      ...el('serverhttpport', httpPort), ...el('serverhttpaddresses', REST_ADDRESS), ...el('serverhttpsport', httpsPort), ...el('serverhttpsaddresses', REST_ADDRESS),
     ]),
     directory, db, restSection(restPort, sigKeyFile),
   ]);
@@ -205,5 +222,5 @@ async function createHome(home: string, created: string[], options: HomeOptions)
   });
   await writeXmlFile(p('server.xml'), serverConfig);
   rmSync(pending, { force: true });
-  return { home, hostId, port, sslPort, restPort, database };
+  return { home, hostId, port, sslPort, restPort, httpPort, httpsPort, database };
 }
