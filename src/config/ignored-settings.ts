@@ -36,14 +36,6 @@ export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>
     used: ({ config }) => when(config.server.useHttpCompression, 'true'),
   },
   {
-    element: 'pushMonitor', effect: 'transfer changes are not pushed to the HTTP or Elasticsearch endpoint',
-    used: ({ config }) => (config.pushMonitor === null ? undefined : config.pushMonitor.url),
-  },
-  {
-    element: 'server/snmpconfig', effect: 'no SNMP agent is started and no trap or inform is sent',
-    used: ({ config }) => config.server.snmpConfigFile,
-  },
-  {
     element: 'logback-server.xml', effect: 'logs go to stdout (or <serverhome>/log/r66server.log in service mode) at SVC_LOG_LEVEL; the file\'s levels and appenders are not applied',
     used: ({ logbackFile }) => logbackFile,
   },

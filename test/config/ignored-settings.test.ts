@@ -20,7 +20,9 @@ describe('ignored settings', () => {
     // The web areas serve these now (src/web).
     expect(named('network/serverhttpport')).toHaveLength(0);
     expect(named('network/serverhttpsport')).toHaveLength(0);
-    expect(named('pushMonitor')).toHaveLength(1);
+    // src/monitor pushes and runs the SNMP agent.
+    expect(named('pushMonitor')).toHaveLength(0);
+    expect(named('server/snmpconfig')).toHaveLength(0);
     expect(named('server/multiplemonitors')[0]).toContain('> 3 ');
     expect(named('logback-server.xml')[0]).toContain(join(inst.home, 'conf', 'logback-server.xml'));
     expect(named('limit/usethrift')).toHaveLength(0);
