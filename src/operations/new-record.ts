@@ -4,7 +4,7 @@
  * and v2, TRANSFER task, web UI, FileWatcher), so the same order gives the same row.
  */
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
-import type { TransferRecord, UpdatedInfo } from '../model/transfer.js';
+import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { updateInfoMap } from '../tasks/transfer-info.js';
 import { initialState } from '../transfer/state.js';
 
@@ -71,5 +71,20 @@ export function newTransferRecord(i: NewRecordInput): TransferRecord {
     start: i.start, stop: i.now,
     idRule: i.rule.idRule, filename: i.file, originalName: i.file, fileInfo,
     transferInfo: updateInfoMap(i.transferInfo ?? '', map),
+  };
+}
+
+/**
+ * The requested host's new row for a partner's Request (r66-protocol.md §9.2 step 8): the
+ * partner's key, mode, names and size, RUNNING from the start (it is inserted by its first write).
+ */
+export function requestedRecord(i: {
+  key: Pick<TransferRecord, 'specialId' | 'requester' | 'requested' | 'ownerReq'>; rule: Rule; mode: TransferMode; isSender: boolean;
+  blockSize: number; filename: string; fileInfo: string; size: bigint; now: Date;
+}): TransferRecord {
+  return {
+    ...i.key, ...initialState(UpdatedInfo.RUNNING), blockSize: i.blockSize, mode: i.mode, retrieveMode: i.isSender, isMoved: false,
+    start: i.now, stop: i.now, idRule: i.rule.idRule, filename: i.filename, originalName: i.filename, fileInfo: i.fileInfo,
+    transferInfo: updateInfoMap('', { ORIGINALSIZE: i.size }),
   };
 }

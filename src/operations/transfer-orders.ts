@@ -107,7 +107,8 @@ export class TransferOrders {
   private async ruleFor(ruleId: string, host: Host, requester: string): Promise<Rule> {
     const rule = await this.opts.store.rules.get(ruleId);
     if (rule === undefined) throw new TransferError(ErrorCode.IncorrectCommand, `rule ${ruleId} is not known on this host`, { details: { reason: 'unknownRule', rule: ruleId } });
-    if (!ruleAllowsHost(rule, host.hostId) || !ruleAllowsHost(rule, requester)) {
+    // A rule file shared by both hosts lists both: either id allows it (an empty list allows all).
+    if (!ruleAllowsHost(rule, host.hostId) && !ruleAllowsHost(rule, requester)) {
       throw new TransferError(ErrorCode.BadAuthent, `rule ${rule.idRule} is not allowed for ${host.hostId}`, { details: { reason: 'ruleNotAllowed', rule: rule.idRule, partner: host.hostId } });
     }
     return rule;

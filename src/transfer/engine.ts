@@ -8,15 +8,19 @@ import type { Readable, Writable } from 'node:stream';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
-import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
-import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import { isSendMode, type Rule } from '../model/rule.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
+import { servedDirectories } from '../fs/file-policy.js';
+import { modeOf, newTransferRecord } from '../operations/new-record.js';
+import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
 import { forwardRestart, transferControlHandlers } from './control.js';
+import { isFinished, transition } from './state.js';
 import { directWritesFrom } from './direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
-import { removeQuietly, ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
+import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
 import { LocalControlError } from './session.js';
@@ -100,6 +104,11 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   /** The effective role of a partner giving an order (config.md §3.10). */
   roleOf(hostId: string, isAdmin: boolean): number {
     return effectiveRole(this.opts.roles ?? [], hostId, isAdmin);
+  }
+
+  /** The directories this host serves (file policy: where an absolute file name may lie). */
+  private get served(): string[] {
+    return servedDirectories(this.opts.directories);
   }
 
   /** Transfers running on this host now (either role). */
@@ -193,7 +202,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
         const { retryable: _r, ...rest } = outcome;
         if (!outcome.retryable) return rest;
         // The outcome's record is the row as the attempt wrote it: only this last change is added.
-        const change = { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, stop: new Date() };
+        const change = { ...transition(rest.record, { kind: 'givenUp' }), stop: new Date() };
         await this.core.runner.updateState(keyOf(record), change);
         return { ...rest, record: { ...rest.record, ...change } };
       }
@@ -222,18 +231,8 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       await ended;
       return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} ${code === ErrorCode.StoppedTransfer ? 'stopped' : 'cancelled'}` };
     }
-    const record = await this.core.runner.get({ ...ref, ownerReq: this.ownerId });
-    if (record === undefined || record.updatedInfo === UpdatedInfo.DONE || record.globalStep === TaskStep.ALLDONETASK) {
-      return { code: ErrorCode.TransferOk, message: `transfer ${ref.specialId} is not known or already finished: nothing done` };
-    }
-    const change = { updatedInfo: UpdatedInfo.INERROR, infoStatus: code, stepStatus: code, globalStep: TaskStep.ERRORTASK } as const;
-    if (code === ErrorCode.CanceledTransfer) {
-      if (!record.retrieveMode && !record.isMoved && record.filename.endsWith('.r66')) await removeQuietly(record.filename);
-      await this.core.runner.updateState(keyOf(record), { ...change, rank: 0 });
-    } else {
-      await this.core.runner.updateState(keyOf(record), change);
-    }
-    return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} marked ${code.name}` };
+    const result = await stopOrCancelStored(this.core.runner, { ...ref, ownerReq: this.ownerId }, code === ErrorCode.StoppedTransfer ? 'stop' : 'cancel');
+    return { code: result.code, message: result.code === ErrorCode.CompleteOk ? `transfer ${ref.specialId} marked ${code.name}` : result.message };
   }
 
   /** Resolves when the running transfer `ref` ended on this host (its `end` event), or after `ms`. */
@@ -260,14 +259,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    */
   async restart(ref: TransferRef, at?: Date): Promise<ControlResult> {
     if (this.core.running.has(runningKey(ref))) return { code: ErrorCode.QueryStillRunning, message: `transfer ${ref.specialId} is running` };
-    const record = await this.core.runner.get({ ...ref, ownerReq: this.ownerId });
-    if (record === undefined) return { code: ErrorCode.Internal, message: `transfer ${ref.specialId} ${ref.requester}->${ref.requested} is not known` };
-    if (record.globalStep === TaskStep.ALLDONETASK || record.updatedInfo === UpdatedInfo.DONE) {
-      await this.core.runner.updateState(keyOf(record), { infoStatus: ErrorCode.QueryAlreadyFinished });
-      return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} is already complete` };
-    }
-    const ownIds = [this.opts.identity.hostId, this.opts.identity.sslHostId];
-    if (!ownIds.includes(record.requester)) {
+    const key = { ...ref, ownerReq: this.ownerId };
+    const record = await this.core.runner.get(key);
+    if (record !== undefined && !isFinished(record) && !this.isOwnId(record.requester)) {
       // Only the requester can start it again: ask it (§9.9).
       try {
         return await forwardRestart(this.opts.pool, ref, at);
@@ -275,12 +269,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
         return { code: ErrorCode.ConnectionImpossible, message: `cannot ask ${record.requester} to restart: ${(err as Error).message}` };
       }
     }
-    const step = record.globalLastStep;
-    const status = step === TaskStep.PRETASK ? ErrorCode.InitOk : step === TaskStep.TRANSFERTASK ? ErrorCode.PreProcessingOk : step === TaskStep.POSTTASK ? ErrorCode.TransferOk : ErrorCode.Unknown;
-    await this.core.runner.updateState(keyOf(record), {
-      globalStep: step, stepStatus: status, infoStatus: status, updatedInfo: UpdatedInfo.TOSUBMIT, start: at ?? new Date(),
-    });
-    return { code: ErrorCode.PreProcessingOk, message: `transfer ${ref.specialId} resubmitted` };
+    // Not running here (checked above): a row left RUNNING by a crash may be restarted.
+    const { code, message } = await restartStored(this.core.runner, key, at ?? new Date(), true);
+    return { code, message };
   }
 
   /** Ends every running transfer with Shutdown (their rows stay restartable) and refuses new requests. */
@@ -311,7 +302,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * partner entry read here are returned for the first attempt (FirstAttempt); `send` refuses a
    * rule of the other direction (submitSend/submitRecv).
    */
-  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo, insert: boolean, send?: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean; rule?: Rule; partner: Host }> {
+  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT, insert: boolean, send?: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean; rule?: Rule; partner: Host }> {
     // From the pool's partner directory (the HOSTS table, or authent.xml without a database): the
     // first attempt opens its channel with this entry (FirstAttempt.partner), not a second lookup.
     const host = await this.opts.pool.partner(req.partner);
@@ -325,40 +316,27 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       if (existing) {
         // submitSend/submitRecv refuse the wrong direction before anything is written, as for a new one.
         if (send !== undefined) await this.findRule(req.rule, send);
-        existing.updatedInfo = updatedInfo === UpdatedInfo.TOSUBMIT ? UpdatedInfo.TOSUBMIT : existing.updatedInfo;
-        if (req.start) existing.start = req.start;
-        await this.core.runner.update(existing);
+        // For later: TOSUBMIT at its start (a finished row is refused by the state machine); now:
+        // the attempt moves it (runRequester).
+        const change = updatedInfo === UpdatedInfo.TOSUBMIT ? transition(existing, { kind: 'retryLater', at: req.start ?? existing.start }) : req.start ? { start: req.start } : {};
+        Object.assign(existing, change);
+        if (Object.keys(change).length > 0) await this.core.runner.updateState(keyOf(existing), change);
         return { record: existing, file: null, inserted: true, partner: host };
       }
     }
     const rule = await this.findRule(req.rule, send);
-    const base = req.md5 ? withMd5(rule.mode) : rule.mode;
-    const mode = req.stream !== undefined ? throughVariant(base) : base;
-    const isSender = isSendMode(mode);
-    let size = -1;
+    const isSender = isSendMode(modeOf(rule, req.md5, req.stream !== undefined));
     let file: LocalFile | null = null;
     if (isSender && req.stream === undefined) {
-      file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file);
-      size = file.size;
-    }
-    const specialId = req.id ?? (await this.opts.store.nextTransferId());
-    let fileInfo = req.fileInfo ?? 'noinfo';
-    const map: Record<string, bigint | number> = { ORIGINALSIZE: size };
-    if (!req.noFollow && !fileInfo.includes('"follow"')) {
-      fileInfo = `${fileInfo} {"follow":${specialId}}`;
-      map.follow = specialId;
+      // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
+      file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file, this.served);
     }
     const now = new Date();
-    const record: TransferRecord = {
-      specialId, requester, requested: req.partner, ownerReq: this.ownerId,
-      globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0,
-      blockSize: req.blockSize ?? this.opts.limits.blockSize,
-      mode, updatedInfo, stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown,
-      retrieveMode: isSender, isMoved: false,
-      start: req.start ?? now, stop: now,
-      idRule: rule.idRule, filename: req.file, originalName: req.file, fileInfo,
-      transferInfo: updateInfoMap('', map),
-    };
+    const record = newTransferRecord({
+      specialId: req.id ?? (await this.opts.store.nextTransferId()), ownerId: this.ownerId, requester, partner: req.partner, rule,
+      md5: req.md5, through: req.stream !== undefined, blockSize: req.blockSize ?? this.opts.limits.blockSize, file: req.file, size: file?.size ?? -1,
+      fileInfo: req.fileInfo, noFollow: req.noFollow, updatedInfo, start: req.start ?? now, now,
+    });
     // A stream of the wrong direction is refused before anything is written.
     if (req.stream !== undefined) throughOf(record, req.stream);
     if (insert) await this.core.runner.insert(record);
@@ -389,11 +367,6 @@ export interface PreparedTransfer {
   readonly record: TransferRecord;
   readonly through: ThroughStream | null;
   readonly first: FirstAttempt;
-}
-
-/** The through variant of a mode: 1->5, 2->6, 3->7, 4->8 (through modes unchanged). */
-function throughVariant(mode: TransferMode): TransferMode {
-  return mode >= TransferMode.SENDMODE && mode <= TransferMode.RECVMD5MODE ? ((mode + 4) as TransferMode) : mode;
 }
 
 /** The stream of a through transfer for its direction (Readable to send, Writable to receive). */

@@ -11,9 +11,17 @@
  * staged change is always written by the next set()/saveAll()/saveRank()/flush(), and every caller
  * that sends a packet or runs a task after staging writes first.
  */
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository, TransferStateChange } from '../store/index.js';
+import { transition, type StateColumn, type TransferMove } from './state.js';
+
+/**
+ * A change of the columns that are not the state's: the state columns (GLOBALSTEP,
+ * GLOBALLASTSTEP, STEPSTATUS, UPDATEDINFO) only change through {@link RunnerRow.move}, which asks
+ * the state machine (state.ts) and refuses an illegal move before anything is written.
+ */
+export type DataChange = Omit<TransferStateChange, StateColumn>;
 
 export class RunnerRow {
   /**
@@ -47,7 +55,11 @@ export class RunnerRow {
    * Applies `change` to the record without writing it: the next write carries it. Only for
    * transitions followed by more local work and then a write before any packet or task.
    */
-  stage(change: TransferStateChange): void {
+  stage(change: DataChange): void {
+    this.stageAny(change);
+  }
+
+  private stageAny(change: TransferStateChange): void {
     const stop = change.stop ?? new Date();
     Object.assign(this.record, change, { stop });
     this.pending = { ...this.pending, ...change, stop };
@@ -78,7 +90,7 @@ export class RunnerRow {
   }
 
   /** Applies `change` to the record and writes it with anything staged (STOPTRANS = now). */
-  async set(change: TransferStateChange): Promise<void> {
+  async set(change: DataChange): Promise<void> {
     this.stage(change);
     await this.flush();
   }
@@ -110,14 +122,23 @@ export class RunnerRow {
     await this.flush();
   }
 
-  // The step transitions below take `write = false` to stage instead of writing (see stage()).
+  /**
+   * A move of the state machine (state.ts): the columns it computes from the record's state,
+   * written with anything staged, or staged only (`write = false`: transitions followed by more
+   * local work and a write before any packet or task, see stage()). An illegal move throws
+   * IllegalTransitionError and changes nothing, in memory or in the row.
+   */
+  async move(m: TransferMove, extra: DataChange = {}, write = true): Promise<void> {
+    this.stageAny({ ...transition(this.record, m), ...extra });
+    if (write) await this.flush();
+  }
 
   preTasksStart(stepIndex: number, write = true): Promise<void> {
-    return this.apply({ globalStep: TaskStep.PRETASK, globalLastStep: TaskStep.PRETASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: ErrorCode.InitOk, updatedInfo: UpdatedInfo.RUNNING }, write);
+    return this.move({ kind: 'preTasksStart', stepIndex }, {}, write);
   }
 
   preTasksDone(write = true): Promise<void> {
-    return this.apply({ stepStatus: ErrorCode.PreProcessingOk, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk) }, write);
+    return this.move({ kind: 'preTasksDone' }, {}, write);
   }
 
   /**
@@ -126,26 +147,19 @@ export class RunnerRow {
    * TRANSFERTASK, and a restart before that restarts at rank 0, as it would anyway.
    */
   transferStart(write = true): Promise<void> {
-    return this.apply({ globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.PreProcessingOk), updatedInfo: UpdatedInfo.RUNNING, rank: this.record.rank }, write);
+    return this.move({ kind: 'transferStart' }, { rank: this.record.rank }, write);
   }
 
   postTasksStart(stepIndex: number, write = true): Promise<void> {
-    return this.apply({ globalStep: TaskStep.POSTTASK, globalLastStep: TaskStep.POSTTASK, step: stepIndex, stepStatus: ErrorCode.Running, infoStatus: this.keepWarning(ErrorCode.TransferOk), rank: this.record.rank, updatedInfo: UpdatedInfo.RUNNING }, write);
+    return this.move({ kind: 'postTasksStart', stepIndex }, { rank: this.record.rank }, write);
   }
 
   postTasksDone(write = true): Promise<void> {
-    return this.apply({ stepStatus: ErrorCode.PostProcessingOk, infoStatus: this.keepWarning(ErrorCode.PostProcessingOk) }, write);
-  }
-
-  private apply(change: TransferStateChange, write: boolean): Promise<void> {
-    if (write) return this.set(change);
-    this.stage(change);
-    return Promise.resolve();
+    return this.move({ kind: 'postTasksDone' }, {}, write);
   }
 
   allDone(): Promise<void> {
-    const info = this.record.infoStatus === ErrorCode.Warning ? ErrorCode.Warning : ErrorCode.CompleteOk;
-    return this.set({ globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, step: 0, stepStatus: ErrorCode.CompleteOk, infoStatus: info, updatedInfo: UpdatedInfo.DONE });
+    return this.move({ kind: 'allDone' });
   }
 
   /**
@@ -155,15 +169,7 @@ export class RunnerRow {
    * the retry's time or INERROR, so the row never shows a transient INERROR in between.
    */
   inError(code: ErrorCodeInfo, rescheduled = false, retriedByCaller = false): Promise<void> {
-    const updatedInfo = rescheduled || retriedByCaller ? UpdatedInfo.TOSUBMIT : code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR;
-    // Rescheduled: the step shows the error tasks' result (Warning), INFOSTATUS keeps the error (database.md §6.1).
-    const stepStatus = rescheduled ? ErrorCode.Warning : code;
-    return this.set({ globalStep: TaskStep.ERRORTASK, step: 0, stepStatus, infoStatus: code, rank: this.record.rank, updatedInfo });
-  }
-
-  /** A warning from a task stays visible in INFOSTATUS until the end (tasks.md §7). */
-  private keepWarning(code: ErrorCodeInfo): ErrorCodeInfo {
-    return this.record.infoStatus === ErrorCode.Warning ? ErrorCode.Warning : code;
+    return this.move({ kind: 'inError', code, rescheduled, retriedByCaller }, { rank: this.record.rank });
   }
 }
 

@@ -6,14 +6,14 @@
  */
 import { randomInt } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Rule } from '../model/rule.js';
 import { R66Error } from '../net/errors.js';
-import { hasWildcard, wildcardToRegExp } from '../fs/glob.js';
-import { PathNotAllowedError, resolveInside } from '../fs/safe-path.js';
+import { resolvePolicyFile } from '../fs/file-policy.js';
+import { PathNotAllowedError } from '../fs/safe-path.js';
 
 /** Absolute directories of one rule on this host. */
 export interface RuleDirectories {
@@ -60,31 +60,22 @@ function notAllowed(err: PathNotAllowedError): R66Error {
 }
 
 /**
- * The requested host as sender: `requested` resolved inside the rule's send directory. A virtual
- * path (`/out/a.txt`) is taken below the home; a wildcard in the last segment picks the first
- * matching file in name order. Missing -> FileNotFound, outside -> FileNotAllowed.
+ * The requested host as sender: `requested` resolved inside the rule's send directory under the
+ * file policy (src/fs/file-policy.ts). A virtual path (`/out/a.txt`) is taken below the home; a
+ * wildcard in the last segment picks the first matching file in name order, every match having
+ * been checked after link resolution like a plain name. Missing -> FileNotFound, outside ->
+ * FileNotAllowed.
  */
 export async function resolveSendFile(dirs: RuleDirectories, requested: string): Promise<string> {
-  let candidate: string;
+  const name = requested.startsWith('/') || requested.startsWith('\\') ? path.join(dirs.home, requested) : requested;
+  let candidate: string | undefined;
   try {
-    if (requested.startsWith('/') || requested.startsWith('\\')) {
-      const underHome = path.join(dirs.home, requested);
-      candidate = await resolveInside(dirs.out, underHome);
-    } else {
-      candidate = await resolveInside(dirs.out, requested);
-    }
+    candidate = await resolvePolicyFile(name, { base: dirs.out, allowed: [] });
   } catch (err) {
-    if (err instanceof PathNotAllowedError) throw notAllowed(err);
+    if (err instanceof PathNotAllowedError) throw notAllowed(new PathNotAllowedError(requested, 'lies outside the rule directory'));
     throw err;
   }
-  if (hasWildcard(path.basename(candidate))) {
-    const dir = path.dirname(candidate);
-    const re = wildcardToRegExp(path.basename(candidate));
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const match = names.sort().find((n) => re.test(n));
-    if (match === undefined) throw notFound(requested, 'matches no file');
-    candidate = path.join(dir, match);
-  }
+  if (candidate === undefined) throw notFound(requested, 'matches no file');
   const st = await stat(candidate).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw notFound(requested);
   return candidate;
@@ -96,9 +87,18 @@ export interface LocalFile {
   size: number;
 }
 
-/** The requester as sender: its own file, absolute or relative to the rule's send directory, and its size. */
-export async function statLocalFile(dirs: RuleDirectories, file: string): Promise<LocalFile> {
-  const abs = path.isAbsolute(file) ? file : path.join(dirs.out, file);
+/**
+ * The requester as sender: its own file under the file policy (relative to the rule's send
+ * directory, or absolute inside the rule's directories or `served`, the host's), and its size.
+ */
+export async function statLocalFile(dirs: RuleDirectories, file: string, served: readonly string[] = []): Promise<LocalFile> {
+  let abs: string;
+  try {
+    abs = (await resolvePolicyFile(file, { base: dirs.out, allowed: [dirs.in, dirs.out, dirs.work, dirs.arch, ...served] }, { wildcards: false })) as string;
+  } catch (err) {
+    if (err instanceof PathNotAllowedError) throw notAllowed(err);
+    throw err;
+  }
   const st = await stat(abs).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw notFound(file);
   return { path: abs, size: st.size };

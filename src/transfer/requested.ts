@@ -14,11 +14,13 @@ import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
 import { openWorkFile, runReceiver } from './receiver.js';
-import { compressionAgreed, restartRankOfReceiver } from './requester.js';
+import { compressionAgreed } from './requester.js';
+import { restartPoint, transition } from './state.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession } from './session.js';
 import { updateInfoMap } from '../tasks/index.js';
+import { requestedRecord } from '../operations/new-record.js';
 
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
   return { ...p, way: 1, code };
@@ -62,39 +64,14 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
   let record: TransferRecord;
   if (existing) {
     record = existing;
-    let rank = record.rank;
-    if (!isSender && record.globalLastStep === TaskStep.TRANSFERTASK) rank = restartRankOfReceiver(rank, core.limits.gapRestart);
-    if (record.globalLastStep < TaskStep.TRANSFERTASK) rank = 0;
-    record.rank = Math.min(rank, p.rank);
+    // Where it resumes: one function (state.ts), capped by the rank the requester offers.
+    record.rank = restartPoint(record, { isSender, gapRestart: core.limits.gapRestart, offeredRank: p.rank }).rank;
     record.blockSize = blockSize;
     record.fileInfo = p.fileInformation;
-    record.updatedInfo = UpdatedInfo.RUNNING;
-    record.globalStep = record.globalLastStep;
-    record.stop = new Date();
+    Object.assign(record, transition(record, { kind: 'requestedResume' }), { stop: new Date() });
     await core.runner.update(record);
   } else {
-    const now = new Date();
-    record = {
-      ...key,
-      globalStep: TaskStep.NOTASK,
-      globalLastStep: TaskStep.NOTASK,
-      step: -1,
-      rank: 0,
-      blockSize,
-      mode: p.mode,
-      updatedInfo: UpdatedInfo.RUNNING,
-      stepStatus: ErrorCode.Unknown,
-      infoStatus: ErrorCode.Unknown,
-      retrieveMode: isSender,
-      isMoved: false,
-      start: now,
-      stop: now,
-      idRule: rule.idRule,
-      filename: p.filename,
-      originalName: p.filename,
-      fileInfo: p.fileInformation,
-      transferInfo: updateInfoMap('', { ORIGINALSIZE: p.length }),
-    };
+    record = requestedRecord({ key, rule, mode: p.mode, isSender, blockSize, filename: p.filename, fileInfo: p.fileInformation, size: p.length, now: new Date() });
   }
   // A new row is inserted by its first write (before the first pre-task or the answer).
   const row = new RunnerRow(core.runner, record, existing !== undefined);

@@ -18,6 +18,8 @@ import {
 import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
+import { isLegal, restartPoint } from './state.js';
+import { servedDirectories } from '../fs/file-policy.js';
 import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { openWorkFile, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
@@ -32,16 +34,9 @@ export function compressionAgreed(core: EngineCore, partnerCompression: boolean,
   return core.identity.compression && partnerCompression && fileInfo.includes('#COMPRESS#');
 }
 
-/** The rank a receiver restarts from after an interruption in the data phase (§9.8). */
-export function restartRankOfReceiver(rank: number, gap: number): number {
-  if (rank <= 0) return 0;
-  const lowered = rank - gap;
-  return lowered <= 0 ? 1 : lowered;
-}
-
 /** Ends a record that never reached the partner (no session, no error tasks on the partner). */
 async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCodeInfo, message: string, retry: boolean): Promise<TransferOutcome> {
-  await row.set({ infoStatus: code, stepStatus: code, updatedInfo: retry ? UpdatedInfo.TOSUBMIT : UpdatedInfo.INERROR, ...(retry ? {} : { globalStep: TaskStep.ERRORTASK }) });
+  await row.move({ kind: 'failedBeforeSession', code, retry });
   const outcome: TransferOutcome = { record: { ...row.record }, code, message, file: null };
   core.emitEnd(outcome);
   return outcome;
@@ -77,6 +72,10 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   // As created (engine or asend/masend) and never tried: no step, no rank, no status yet.
   const neverStartedBefore = record.globalLastStep === TaskStep.NOTASK && record.rank === 0 && record.stepStatus === ErrorCode.Unknown;
   const key = runningKey(record);
+  if (!isLegal(record, 'attemptStart')) {
+    // A finished row is not run again (the state machine refuses the move; nothing written).
+    return { record: { ...record }, code: ErrorCode.QueryAlreadyFinished, message: `transfer ${record.specialId} is already finished`, file: null, retryable: false };
+  }
   if (core.running.has(key)) {
     return { record: { ...record }, code: ErrorCode.QueryStillRunning, message: `transfer ${record.specialId} is already running`, file: null, retryable: false };
   }
@@ -88,7 +87,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   let size = -1;
   if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
     try {
-      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName)));
+      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories))));
     } catch (err) {
       const e = toR66Error(err);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
@@ -96,7 +95,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   }
   // A new attempt: back to the restart point, so its error tasks run again if it fails (tasks.md §3).
   // Staged: written with the rank just before the Request goes out (or by the failure's write).
-  row.stage({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running, globalStep: record.globalLastStep });
+  await row.move({ kind: 'attemptStart' }, {}, false);
   let opened;
   try {
     opened = await core.pool.openChannel(record.requested, first?.partner);
@@ -133,10 +132,8 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
 async function converse(core: EngineCore, s: TransferSession): Promise<TransferOutcome> {
   const r = s.record;
   try {
-    let rank = r.rank;
-    if (!s.isSender && r.globalLastStep === TaskStep.TRANSFERTASK) rank = restartRankOfReceiver(rank, core.limits.gapRestart);
     // A stream cannot seek: a through transfer always starts from its first block.
-    if (r.globalLastStep < TaskStep.TRANSFERTASK || s.through !== null) rank = 0;
+    const { rank } = restartPoint(r, { isSender: s.isSender, gapRestart: core.limits.gapRestart, through: s.through !== null });
     r.rank = rank;
     const ownLimit = core.shaper.ownLimit(s.isSender);
     const request: RequestPacket = {

@@ -12,6 +12,7 @@ import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
 import type { TransferEngine } from './engine.js';
+import { IllegalTransitionError, transition } from './state.js';
 
 /** Default retries of a scheduled transfer whose connection failed or was lost. */
 const SCHEDULED_RETRIES = 5;
@@ -132,7 +133,7 @@ export class TransferScheduler {
     const keyCols = { specialId: record.specialId, requester: record.requester, requested: record.requested, ownerReq: record.ownerReq };
     if (!this.opts.ownIds.includes(record.requester)) {
       // Only the requester starts a transfer (database.md §9.1).
-      this.inFlight.set(key, runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INTERRUPTED }).then(() => undefined).finally(() => this.inFlight.delete(key)));
+      this.inFlight.set(key, runner.updateState(keyCols, transition(record, { kind: 'notRequester' })).then(() => undefined).finally(() => this.inFlight.delete(key)));
       return;
     }
     const run = (async () => {
@@ -169,6 +170,12 @@ export class TransferScheduler {
       await this.settle(keyCols, end);
       this.unsettled.delete(key);
     } catch (err) {
+      if (err instanceof IllegalTransitionError) {
+        // The row moved on meanwhile (finished): nothing to write, nothing to try again.
+        this.opts.logger.warn({ err: err.message, id: String(keyCols.specialId) }, 'end of a scheduled transfer not recorded');
+        this.unsettled.delete(key);
+        return;
+      }
       this.opts.logger.error({ err: (err as Error).message, id: String(keyCols.specialId) }, 'cannot record the end of a scheduled transfer; tried again at the next scan');
       this.unsettled.set(key, { keyCols, end });
     }
@@ -183,19 +190,19 @@ export class TransferScheduler {
     // Above the limit: the scheduler gave up before and the row was resubmitted (fresh count).
     const stored = retriesOf(row.transferInfo);
     const done = stored > max ? 0 : stored;
-    const status = end.recordCode ? { infoStatus: end.code } : {};
+    const status = end.recordCode ? { code: end.code } : {};
     if (end.retryable) {
       // The count lives in the row (TRANSFERINFO map), so a restart of this server keeps it.
       const n = done + 1;
       const info = updateInfoMap(row.transferInfo, { [RETRY_KEY]: n });
       if (n <= max) {
         this.opts.logger.info({ id: String(keyCols.specialId), code: end.code.char, retry: n, of: max }, `transfer retried in ${this.opts.retryDelayMs} ms`);
-        await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + this.opts.retryDelayMs), transferInfo: info, ...status });
+        await runner.updateState(keyCols, { ...transition(row, { kind: 'retryLater', at: new Date(Date.now() + this.opts.retryDelayMs), ...status }), transferInfo: info });
         return;
       }
       // Given up: the count stays one above the limit, visible in the row.
       this.opts.logger.warn({ id: String(keyCols.specialId), code: end.code.char, retries: max }, 'transfer in error after its retries');
-      await runner.updateState(keyCols, { updatedInfo: UpdatedInfo.INERROR, transferInfo: info, ...status });
+      await runner.updateState(keyCols, { ...transition(row, { kind: 'givenUp', ...status }), transferInfo: info });
     } else if (stored > 0) {
       await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
     }

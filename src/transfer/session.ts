@@ -295,7 +295,7 @@ export class TransferSession {
       try {
         // With the rank as it now is (a cancel reset it): the row never shows the error code
         // beside a rank the transfer no longer has.
-        await this.row.set({ globalStep: TaskStep.ERRORTASK, step: 0, infoStatus: code, rank: this.record.rank });
+        await this.row.move({ kind: 'errorTasksStart', code }, { rank: this.record.rank });
         const out = await this.runTasks('error', { code, message: failure.message });
         rescheduled = out.rescheduled || out.status === 'rescheduled';
       } catch (taskErr) {

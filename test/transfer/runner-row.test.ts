@@ -51,7 +51,8 @@ describe('RunnerRow of a new row', () => {
 
   // The receiver's checkpoint saves the rank of the blocks it synced while the data loop goes on.
   it('saveRankAt writes that rank with what is staged and leaves the record\'s rank as it is', async () => {
-    const row = new RunnerRow(store.runner, record({ specialId: 79n }), false);
+    // After its pre-tasks (the state machine refuses a data phase straight from NOTASK).
+    const row = new RunnerRow(store.runner, record({ specialId: 79n, globalStep: TaskStep.PRETASK, globalLastStep: TaskStep.PRETASK }), false);
     await row.saveAll();
     await row.transferStart(false);
     row.record.rank = 40;
@@ -75,5 +76,38 @@ describe('RunnerRow of a new row', () => {
     await expect(second.saveAll()).rejects.toThrow(/already exists in RUNNER/);
     await expect(second.inError(ErrorCode.Internal)).rejects.toThrow(/already exists in RUNNER/);
     expect(await store.runner.get(key)).toMatchObject({ filename: 'f.dat', updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.NOTASK });
+  });
+});
+
+describe('RunnerRow moves go through the state machine', () => {
+  const sqlite = testDialects()[0]!;
+  let db: TestDatabase | undefined;
+  let store: Store;
+
+  beforeAll(async () => {
+    db = await sqlite.create();
+    store = await openStore(db!.settings, { hostId: 'hostb' });
+    await store.initSchema({ hostId: 'hostb' });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('an illegal move throws and writes nothing, in memory or in the row', async () => {
+    const row = new RunnerRow(store.runner, record({ specialId: 90n }), false);
+    await row.preTasksStart(0);
+    await row.preTasksDone();
+    await row.transferStart();
+    await row.postTasksStart(0);
+    await row.postTasksDone();
+    await row.allDone();
+    const done = await store.runner.get(row.key);
+    expect(done).toMatchObject({ globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE });
+    await expect(row.inError(ErrorCode.TransferError)).rejects.toThrow(/inError is not allowed/);
+    await expect(row.transferStart()).rejects.toThrow(/transferStart is not allowed/);
+    expect(row.record).toMatchObject({ globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE, infoStatus: ErrorCode.CompleteOk });
+    expect(await store.runner.get(row.key)).toMatchObject({ globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk });
   });
 });
