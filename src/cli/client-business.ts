@@ -16,9 +16,8 @@ import { parseArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
+import { BUSINESS_EXIT } from './exit-codes.js';
 
-/** 21 is the ordinal of Unknown: what the original returns on any failure. */
-export const BUSINESS_EXIT = { ok: 0, badArgs: 2, failed: ErrorCode.Unknown.ordinal } as const;
 
 /** The original's default class, which existing scripts name. */
 export const DEFAULT_BUSINESS_CLASS = 'org.waarp.openr66.context.task.ExecBusinessTask';

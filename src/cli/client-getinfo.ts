@@ -12,8 +12,8 @@ import { argsField, FORMAT_OPTIONS, formatOf, informationStatusText, printResult
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
 import { parseTransferId } from './client-transfer-args.js';
+import { GETINFO_EXIT } from './exit-codes.js';
 
-export const GETINFO_EXIT = { ok: 0, badArgs: 1, partnerError: 2, unexpected: 3 } as const;
 
 const LABEL = 'RequestInformation';
 const FILE_REQUESTS: readonly FileInfoRequest[] = ['exist', 'detail', 'list', 'mlsx'];

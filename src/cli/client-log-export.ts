@@ -20,20 +20,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { exportHistory, type HistoryExportOrder } from '../client/admin-exports.js';
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { ErrorCode } from '../model/error-code.js';
 import { runnersFromXml } from '../store/index.js';
 import { R66Error } from '../net/errors.js';
 import { parseArgs, type OptionSpec, type ParsedArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { openEngine } from './client-send.js';
-import { exitCodeOf } from './exit-codes.js';
+import { EXPORT_TOOL_EXIT, EXPORT_WRAPPER_EXIT, exitCodeOf, exitCodeOfError } from './exit-codes.js';
 import type { Io } from './io.js';
 
-/** Exit codes of the tools (cli.md §3.10): plus the ordinal of the failure's code. */
-export const EXPORT_TOOL_EXIT = { ok: 0, badArgs: 1, unknownHost: 10, unknownHostExtended: 2 } as const;
-/** Exit codes of the wrappers. */
-export const EXPORT_WRAPPER_EXIT = { ok: 0, failed: 1 } as const;
 
 /** The outcome of a tool run: its exit code and the lines it would have logged. */
 export interface ToolRun {
@@ -88,7 +84,7 @@ export async function runTool(configFile: string, body: (session: ClientSession,
   } catch (err) {
     if (err instanceof ToolFailure) return { code: err.exitCode, lines: [...lines, err.message] };
     if (err instanceof UsageError || err instanceof ClientSetupError) return { code: EXPORT_TOOL_EXIT.badArgs, lines: [...lines, err.message] };
-    if (err instanceof R66Error) return { code: exitCodeOf(err.code as ErrorCodeInfo), lines: [...lines, `${err.code.name}: ${err.message}`] };
+    if (err instanceof R66Error) return { code: exitCodeOfError(err), lines: [...lines, `${err.code.name}: ${err.message}`] };
     return { code: EXPORT_TOOL_EXIT.badArgs, lines: [...lines, `unexpected error: ${err instanceof Error ? err.message : String(err)}`] };
   }
 }

@@ -8,8 +8,8 @@ import { parseArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import { FORMAT_OPTIONS, formatOf, statusWord } from './client-output.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
+import { MESSAGE_EXIT } from './exit-codes.js';
 
-export const MESSAGE_EXIT = { ok: 0, badArgs: 1, failed: 2, unexpected: 3 } as const;
 
 /** The original needs 5 arguments counting the configuration file: `-to HOST -msg TEXT`. */
 const MIN_ARGS = 4;

@@ -15,9 +15,8 @@ import { showProgress } from './client-progress.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
+import { exitCodeOf, MSEND_EXIT, SEND_EXIT } from './exit-codes.js';
 
-export const SEND_EXIT = { ok: 0, badArgs: 2, unknown: ErrorCode.Unknown.ordinal, unexpected: 66 } as const;
-export const MSEND_EXIT = { ok: 0, badArgs: 2, unknown: ErrorCode.Unknown.ordinal } as const;
 
 /** One finished direct transfer as the commands print it. */
 interface DirectResult {
@@ -76,7 +75,7 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
     await session.store.runner.delete(outcome.record).catch(() => undefined);
   }
-  return { status, exit: status < 2 ? 0 : outcome.code.ordinal, body, record: outcome.record };
+  return { status, exit: status < 2 ? 0 : exitCodeOf(outcome.code), body, record: outcome.record };
 }
 
 function baseRequest(partner: string, rule: string, file: string, targs: TransferArgs): TransferRequest {

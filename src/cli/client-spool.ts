@@ -17,8 +17,8 @@ import { UsageError } from './cli-error.js';
 import { businessRequest } from './client-business.js';
 import { openEngine } from './client-send.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
+import { SPOOL_EXIT } from './exit-codes.js';
 
-export const SPOOL_EXIT = { ok: 0, badSetup: 2 } as const;
 
 const VALUE_OPTIONS = ['to', 'name', 'directory', 'rule', 'statusfile', 'stopfile', 'info', 'block', 'regex', 'elapse', 'minimalSize', 'limitParallel'];
 const FLAGS = ['md5', 'nolog', 'submit', 'direct', 'recursive', 'logWarn', 'notlogWarn', 'parallel', 'sequential', 'ignoreAlreadyUsed'];

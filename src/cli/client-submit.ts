@@ -15,15 +15,14 @@ import { argsField, printResult, resultObject, ResultFields, statusWord, type Ou
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
+import { ASEND_EXIT, exitCodeOf, MASEND_EXIT } from './exit-codes.js';
 
-export const ASEND_EXIT = { ok: 0, badArgs: 1 } as const;
 /**
  * masend writes its rows this many at a time: the ids in one statement and the rows in one
  * transaction, so a running server's scheduler sees them arrive in chunks and the database's write
  * lock is taken once per chunk rather than twice per file.
  */
 export const SUBMIT_BATCH = 100;
-export const MASEND_EXIT = { ok: 0, badArgs: 1, ruleNotFound: 2 } as const;
 
 /** A submission that could not be made, with the code whose ordinal is the exit code. */
 class SubmitError extends Error {
@@ -219,7 +218,7 @@ export async function asendCommand(ctx: ClientCommandContext, argv: readonly str
       } catch (err) {
         if (!(err instanceof SubmitError)) throw err;
         print(ctx, targs.format, label, argText, 2, new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`));
-        return err.code.ordinal;
+        return exitCodeOf(err.code);
       }
     });
   });

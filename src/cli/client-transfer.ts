@@ -18,12 +18,8 @@ import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultF
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { formatStartTime, parseDelay, parseStartTime, parseTransferId } from './client-transfer-args.js';
+import { CANCEL_EXIT, exitCodeOf, RESTART_EXIT, STOP_EXIT, TRANSFER_EXIT } from './exit-codes.js';
 
-export const TRANSFER_EXIT = { ok: 0, badArgs: 1, unexpected: 99 } as const;
-/** Per action (cli.md §3.6). */
-export const CANCEL_EXIT = { done: 0, alreadyFinished: 3, notDone: 4 } as const;
-export const STOP_EXIT = { done: 0, notDone: 3 } as const;
-export const RESTART_EXIT = { done: 0, notDone: 3, alreadyFinished: 4, partnerError: 5, throughMode: 6 } as const;
 
 const LABEL = 'RequestTransfer';
 const MIN_ARGS = 4;
@@ -135,7 +131,7 @@ export async function transferCommand(ctx: ClientCommandContext, argv: readonly 
         } catch (err) {
           if (!(err instanceof R66Error)) throw err;
           print(2, failure(err));
-          return err.code.ordinal;
+          return exitCodeOf(err.code);
         }
       }
 

@@ -1,8 +1,7 @@
 /** Picks the handler of a wrapper command; a missing command or `help` prints the usage (cli.md §1.1). */
 import type { Io } from './io.js';
+import { EXIT_UNKNOWN_COMMAND } from './exit-codes.js';
 
-/** Exit code of an unknown command (the original prints the usage and exits 0). */
-export const EXIT_UNKNOWN_COMMAND = 1;
 
 export type CommandHandler<C> = (ctx: C, args: readonly string[]) => Promise<number>;
 

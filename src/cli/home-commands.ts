@@ -10,7 +10,7 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from './args.js';
 import { CliError, UsageError } from './cli-error.js';
 import { loadconfAuthentFile } from './db-commands.js';
-import { EXIT_OK } from './exit-codes.js';
+import { EXIT_HOME_REFUSED, EXIT_OK } from './exit-codes.js';
 import { configFileOf, type Instance } from './instance.js';
 import type { ServerCommandContext } from './server-service.js';
 import { ConfigError } from '../config/index.js';
@@ -20,8 +20,6 @@ import { PairError, pairHomes, type HomeFiles } from '../server/home-partners.js
 import { createLogger } from '../server/logger.js';
 import { isPortFree } from '../server/ports.js';
 
-/** Exit code of a refused init or partner (bad value, existing home, unreadable home). */
-export const EXIT_HOME_REFUSED = 1;
 
 /** Characters every partner (Java included) accepts in a host id. */
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;

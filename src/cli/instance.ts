@@ -14,6 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { CliError, UsageError } from './cli-error.js';
+import { EXIT_NO_INSTANCE } from './exit-codes.js';
 
 export type Side = 'server' | 'client';
 
@@ -22,8 +23,6 @@ export const DEFAULT_HOME_NAME = '.svc-r66';
 /** Where packaged instances keep their data (and the server's PID file). */
 export const DEFAULT_DATA_ROOT = '/var/lib/svc';
 
-/** Exit code when a named instance does not exist (cli.md §1.1). */
-export const EXIT_NO_INSTANCE = 2;
 
 export interface Instance {
   /** The instance configuration directory (CONFDIR). */

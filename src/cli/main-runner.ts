@@ -4,9 +4,8 @@
  */
 import { CliError, UsageError } from './cli-error.js';
 import type { Io } from './io.js';
+import { EXIT_UNEXPECTED } from './exit-codes.js';
 
-/** Exit code for an error nobody expected (a bug): the wrappers' generic failure. */
-export const EXIT_UNEXPECTED = 1;
 
 /** The message and exit code a person sees for `err`. */
 export function reportError(err: unknown, io: Io, program: string): number {

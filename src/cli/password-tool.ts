@@ -7,6 +7,7 @@ import {
   ConfigError, decryptPasswordHex, encryptPasswordHex, generateCryptoKey, readCryptoKeyFile, readGgpHex, writeCryptoKeyFile, writeGgpFile,
 } from '../config/index.js';
 import { parsePasswordArgs, PASSWORD_USAGE, PasswordUsageError, type PasswordOptions } from './password-args.js';
+import { PASSWORD_EXIT } from './exit-codes.js';
 
 export interface PasswordIo {
   stdin: Readable;
@@ -14,7 +15,6 @@ export interface PasswordIo {
   stderr: Writable;
 }
 
-export const PASSWORD_EXIT = { OK: 0, ERROR: 1, USAGE: 2, NO_PASSWORD: 4 } as const;
 
 /** Reads one line from `input` (without its line ending); '' at end of input. */
 async function readLine(input: Readable): Promise<string> {

@@ -12,6 +12,7 @@ import { selectInstance } from './instance.js';
 import { processIo } from './io.js';
 import { runMain } from './main-runner.js';
 import { clientUsage } from './usage.js';
+import { EXIT_BAD_ENVIRONMENT } from './exit-codes.js';
 
 type Handler = CommandHandler<DbCommandContext>;
 const dbCommands = (): Promise<typeof import('./db-commands.js')> => import('./db-commands.js');
@@ -33,8 +34,6 @@ const COMMANDS: Record<string, Handler> = {
   ConfigExport: lazyCommand(async () => (await configExport()).configExportTool),
 };
 
-/** Exit code of a client command whose environment is wrong (the commands' "bad arguments"). */
-const EXIT_BAD_ENVIRONMENT = 2;
 
 runMain('svc-r66client', processIo, async () => {
   try {
