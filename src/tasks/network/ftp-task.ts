@@ -8,13 +8,7 @@ import { resolveTaskPath } from '../paths.js';
 import { failure, success, type TaskImplementation, type TaskResult } from '../task.js';
 import { FtpArgumentError, ftpWords, parseFtpOptions, type FtpOptions } from './ftp-options.js';
 import { FtpTaskError, runFtp } from './ftp-session.js';
-
-/** `text` with every occurrence of the secrets replaced. */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join('***');
-  return out;
-}
+import { scrub } from './scrub.js';
 
 export const ftpTask: TaskImplementation = {
   async run({ type, argument, ctx }): Promise<TaskResult> {

@@ -2,8 +2,10 @@
 import type { TaskImplementation } from '../task.js';
 import { ftpTask } from './ftp-task.js';
 import { icapTask } from './icap-task.js';
+import { s3Tasks } from './s3-tasks.js';
 
 export const networkTasks: Record<string, TaskImplementation> = {
   ICAP: icapTask,
   FTP: ftpTask,
+  ...s3Tasks,
 };

@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer, connect } from 'node:net';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../helpers/wait.js';
@@ -253,4 +255,57 @@ export async function startProftpd(opts: { implicitTls?: boolean } = {}): Promis
   );
   const stop = await launch('proftpd', '/usr/sbin/proftpd', ['-n', '-c', join(run, 'proftpd.conf')], port, join(run, 'system.log'), () => rmSync(dir, { recursive: true, force: true }));
   return { port, dir, home, stop };
+}
+
+// ---------------------------------------------------------------- s3rver
+
+export const S3_ACCESS_KEY = 'S3RVER';
+export const S3_SECRET_KEY = 'S3RVER';
+
+interface S3rverInstance {
+  run(): Promise<{ port: number }>;
+  close(): Promise<void>;
+}
+type S3rverClass = new (opts: Record<string, unknown>) => S3rverInstance;
+
+/** s3rver (an S3-compatible server from npm) in this process, on a free loopback port, files in a temporary directory. */
+export async function startS3rver(): Promise<RunningServer & { url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-s3-'));
+  // s3rver ships no type declarations.
+  const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass;
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
+  const { port } = await server.run();
+  return {
+    port,
+    dir,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A pass-through HTTP proxy to `targetPort` that answers every PUT of an object's tags with
+ * 501 NotImplemented, as an S3-compatible server without tagging does (s3rver accepts any tag).
+ */
+export async function refusingTagging(targetPort: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = createHttpServer((req, res) => {
+    if (req.method === 'PUT' && /[?&]tagging(=|&|$)/.test(req.url ?? '')) {
+      req.resume();
+      res.writeHead(501, { 'content-type': 'application/xml' });
+      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>tagging is not implemented here</Message></Error>');
+      return;
+    }
+    const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
