@@ -10,6 +10,9 @@
 import type { FileMonitorFile, FileMonitorReport } from '../http/context.js';
 import { itemsFromJson, parseItemsJson, type FileItem } from '../watch/item.js';
 
+// The listing's filters are REST's (src/http must not import src/server: decision on the layering).
+export { filterFileMonitors, freshness, isActive } from '../http/file-monitor-filter.js';
+
 /** The answers of the original: `Validated`, or `needfull` when this server lost the watcher's state. */
 export type InformAnswer = 'Validated' | 'needfull';
 
@@ -101,26 +104,4 @@ export class FileMonitorRegistry {
       },
     }));
   }
-}
-
-/** Freshness of a report (§5.2; T = the server's timeoutcon): the colour of the web pages' date. */
-export function freshness(lastUpdate: number, now: number, timeoutConMs: number): 'green' | 'orange' | 'red' {
-  if (now <= lastUpdate + timeoutConMs) return 'green';
-  return now <= lastUpdate + 2 * timeoutConMs ? 'orange' : 'red';
-}
-
-/** "OK/active": reported within twice the connection timeout. */
-export function isActive(lastUpdate: number, now: number, timeoutConMs: number): boolean {
-  return now <= lastUpdate + 2 * timeoutConMs;
-}
-
-/**
- * The reports matching the listing's filters (§6): `name` (empty = all), `status` 0 = all,
- * > 0 active only, < 0 inactive only (the documented meaning; the original's REST code swaps them).
- */
-export function filterFileMonitors(list: readonly FileMonitorReport[], f: { name?: string; status?: number }, now: number, timeoutConMs: number): FileMonitorReport[] {
-  const name = (f.name ?? '').trim();
-  const status = f.status ?? 0;
-  return list.filter((m) => (name === '' || m.name === name)
-    && (status === 0 || (status > 0) === isActive(m.lastUpdate, now, timeoutConMs)));
 }

@@ -1,7 +1,7 @@
 /** `/v2/filemonitors` (rest-v2.md §10.12, filewatcher.md §6): FileWatchers that reported here. */
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
-import { filterFileMonitors } from '../../server/filemonitors.js';
+import { filterFileMonitors } from '../file-monitor-filter.js';
 import type { FileMonitorReport } from '../context.js';
 import { ErrorList } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
