@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * Generates the charset tables of TRANSCODE (tasks.md "TRANSCODE") that iconv-lite lacks or has
- * otherwise than Java: src/tasks/ebcdic-tables.ts (single-byte EBCDIC pages),
- * src/tasks/ebcdic-dbcs-tables.ts (mixed single/double-byte EBCDIC pages) and
- * src/tasks/java-single-byte-tables.ts (every other single-byte charset of the JVM: ISO-8859-*,
- * windows-125x, the IBM PC and Mac pages, ...) and src/tasks/java-double-byte-tables.ts (the
+ * otherwise than Java, in src/tasks/charsets/: ebcdic-tables.ts (single-byte EBCDIC pages),
+ * ebcdic-dbcs-tables.ts (mixed single/double-byte EBCDIC pages) and
+ * java-single-byte-tables.ts (every other single-byte charset of the JVM: ISO-8859-*,
+ * windows-125x, the IBM PC and Mac pages, ...) and java-double-byte-tables.ts (the
  * one-or-two-byte East Asian charsets: Shift_JIS, windows-31j, GBK, GB2312, Big5, EUC-KR, ...).
  *
  *   node scripts/gen-charset-tables.mjs      writes the four files (needs `java` 11+)
@@ -30,7 +30,7 @@ import { deflateRawSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const TASKS = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'tasks');
+const TASKS = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'tasks', 'charsets');
 const OUT = join(TASKS, 'ebcdic-tables.ts');
 const OUT_DBCS = join(TASKS, 'ebcdic-dbcs-tables.ts');
 const OUT_SINGLE = join(TASKS, 'java-single-byte-tables.ts');
@@ -148,7 +148,7 @@ function generate(pages) {
  * Java encodes to another byte than the table's reverse (\`encodeOnly\`).
  */
 
-import type { EbcdicPageData } from './ebcdic.js';
+import type { EbcdicPageData } from '../ebcdic.js';
 
 export const EBCDIC_PAGES: readonly EbcdicPageData[] = [
 ${entries.join('\n')}

@@ -18,7 +18,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { charsetFamily, codeAt, NO_CODE, type Codec } from './charset-family.js';
-import type { EbcdicDbcsPageData } from './ebcdic-dbcs-tables.js';
+import type { EbcdicDbcsPageData } from './charsets/ebcdic-dbcs-tables.js';
 
 const SO = 0x0e;
 const SI = 0x0f;
@@ -119,12 +119,12 @@ function buildCodec(page: EbcdicDbcsPageData): Codec {
 
 /** The codec of a mixed EBCDIC page by one of Java's names for it (any case), or null. */
 export const ebcdicDbcsCodec = charsetFamily(async () => {
-  const tables = await import('./ebcdic-dbcs-tables.js');
+  const tables = await import('./charsets/ebcdic-dbcs-tables.js');
   range = { low: tables.PAIR_LOW, high: tables.PAIR_HIGH, width: tables.PAIR_HIGH - tables.PAIR_LOW + 1 };
   return tables.EBCDIC_DBCS_PAGES;
 }, buildCodec);
 
 /** Java's canonical names of the mixed pages, in table order. */
 export async function ebcdicDbcsNames(): Promise<string[]> {
-  return (await import('./ebcdic-dbcs-tables.js')).EBCDIC_DBCS_PAGES.map((p) => p.name);
+  return (await import('./charsets/ebcdic-dbcs-tables.js')).EBCDIC_DBCS_PAGES.map((p) => p.name);
 }

@@ -2,7 +2,7 @@
  * The single-byte EBCDIC code pages of TRANSCODE (tables in ./ebcdic-tables.ts), as codecs that
  * behave as Java's charsets of the same names (./single-byte-codec.ts).
  */
-import { EBCDIC_PAGES } from './ebcdic-tables.js';
+import { EBCDIC_PAGES } from './charsets/ebcdic-tables.js';
 import { charsetLookup, type Codec } from './charset-family.js';
 import { singleByteCodec } from './single-byte-codec.js';
 

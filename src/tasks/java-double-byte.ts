@@ -16,7 +16,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { charsetFamily, codeAt, NO_CODE, type Codec } from './charset-family.js';
-import type { JavaDoubleBytePageData } from './java-double-byte-tables.js';
+import type { JavaDoubleBytePageData } from './charsets/java-double-byte-tables.js';
 
 const REPLACEMENT = 0x3f;
 
@@ -109,7 +109,7 @@ function buildCodec(page: JavaDoubleBytePageData): Codec {
 
 /** The codec of one of these charsets by any of Java's names for it (any case), or null. */
 export const javaDoubleByteCodec = charsetFamily(async () => {
-  const tables = await import('./java-double-byte-tables.js');
+  const tables = await import('./charsets/java-double-byte-tables.js');
   marks = { takeOne: tables.TAKE_ONE, takeTwo: tables.TAKE_TWO, threeByteLead: tables.THREE_BYTE_LEAD };
   return tables.JAVA_DOUBLE_BYTE_PAGES;
 }, buildCodec);

@@ -9,7 +9,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import { charsetFamily, type Codec } from './charset-family.js';
-import type { JavaSingleBytePageData } from './java-single-byte-tables.js';
+import type { JavaSingleBytePageData } from './charsets/java-single-byte-tables.js';
 import { singleByteCodec } from './single-byte-codec.js';
 
 function buildCodec(page: JavaSingleBytePageData): Codec {
@@ -21,4 +21,4 @@ function buildCodec(page: JavaSingleBytePageData): Codec {
 }
 
 /** The codec of one of the JVM's single-byte charsets by any of its names (any case), or null. */
-export const javaSingleByteCodec = charsetFamily(async () => (await import('./java-single-byte-tables.js')).JAVA_SINGLE_BYTE_PAGES, buildCodec);
+export const javaSingleByteCodec = charsetFamily(async () => (await import('./charsets/java-single-byte-tables.js')).JAVA_SINGLE_BYTE_PAGES, buildCodec);

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ebcdicDbcsCodec, ebcdicDbcsNames } from '../../src/tasks/ebcdic-dbcs.js';
-import { PAIR_HIGH, PAIR_LOW } from '../../src/tasks/ebcdic-dbcs-tables.js';
+import { PAIR_HIGH, PAIR_LOW } from '../../src/tasks/charsets/ebcdic-dbcs-tables.js';
 import { makeContext, makeHome } from './helpers.js';
 import { runOne } from './run-one.js';
 import { transcodeFile } from './transcode-file.js';

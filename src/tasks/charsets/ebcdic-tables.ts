@@ -6,7 +6,7 @@
  * Java encodes to another byte than the table's reverse (`encodeOnly`).
  */
 
-import type { EbcdicPageData } from './ebcdic.js';
+import type { EbcdicPageData } from '../ebcdic.js';
 
 export const EBCDIC_PAGES: readonly EbcdicPageData[] = [
   {
