@@ -56,7 +56,14 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
     io: ctx.io,
     daemon,
     // Every mode records its PID, so status/stop/restart find a server however it was started.
-    onStarted: () => writePid(pidFile, process.pid),
+    // An unwritable place is not fatal (the original writes it "if its directory is writable").
+    onStarted: () => {
+      try {
+        writePid(pidFile, process.pid);
+      } catch (err) {
+        ctx.io.err(`svc-r66 server: cannot write the PID file ${pidFile} (${(err as NodeJS.ErrnoException).code ?? String(err)}); status, stop and restart will not find this server (set PIDFILE)\n`);
+      }
+    },
     onStopped: () => removePidIfOwned(pidFile, process.pid),
   });
 }

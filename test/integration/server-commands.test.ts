@@ -49,6 +49,15 @@ describe('server commands whatever the start mode', () => {
     expect(existsSync(pidFile())).toBe(false);
   });
 
+  it('a PID file that cannot be written is reported, the server runs on', async () => {
+    const fg = spawnCli('server', ['start'], { ...env, PIDFILE: '/dev/null/r66server.pid' });
+    running.push(fg);
+    await waitFor(() => fg.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 20_000 });
+    expect(fg.stderr()).toContain('cannot write the PID file /dev/null/r66server.pid (ENOTDIR)');
+    fg.child.kill('SIGTERM');
+    expect((await fg.exited).code).toBe(0);
+  });
+
   it('a stale PID file (process gone, or another program) reads as not running and is replaced at start', async () => {
     // This test process is alive but is not a server.
     writeFileSync(pidFile(), `${process.pid}\n`);
