@@ -31,3 +31,13 @@ export function disconnected(detail = 'connection closed'): R66Error {
 export function timedOut(what: string, ms: number): R66Error {
   return new R66Error(`no answer from the partner within ${ms} ms while waiting for ${what}`, ErrorCode.ConnectionImpossible);
 }
+
+/**
+ * A file-system error as a partner may read it: the error code, the call and the file's name, never
+ * the server's absolute path (Node's message holds it: "ENOENT: no such file or directory, open
+ * '/var/lib/...'"; issue 21).
+ */
+export function fileErrorText(e: NodeJS.ErrnoException): string {
+  const file = typeof e.path === 'string' ? e.path.split(/[\\/]/).pop() : undefined;
+  return `${e.code ?? 'error'}${e.syscall ? ` on ${e.syscall}` : ''}${file ? ` of ${file}` : ''}`;
+}

@@ -144,7 +144,8 @@ const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O
  * `syncedWrites`: opened with O_DSYNC, so that a write needs no fdatasync after it (receiver.ts).
  */
 export async function createWorkFile(file: string, syncedWrites = false): Promise<FileHandle> {
-  const create = (): Promise<FileHandle> => open(file, syncedWrites && SYNCED_WRITES_AVAILABLE ? CREATE_SYNCED : 'wx');
+  // Created with the received-file mode: the final file is this one, renamed (no chmod later).
+  const create = (): Promise<FileHandle> => open(file, syncedWrites && SYNCED_WRITES_AVAILABLE ? CREATE_SYNCED : 'wx', receivedFileMode);
   try {
     return await create();
   } catch (err) {
@@ -152,6 +153,14 @@ export async function createWorkFile(file: string, syncedWrites = false): Promis
     await ensureDirectory(path.dirname(file));
     return create();
   }
+}
+
+/** Permission bits of a received file (server.xml security/receivedfilemode; the umask still applies). */
+let receivedFileMode = 0o640;
+
+/** Sets the mode of the files received from now on (the transfer service does at start). */
+export function setReceivedFileMode(mode: number): void {
+  receivedFileMode = mode;
 }
 
 /** Moves the received file to its final place (copy + delete across file systems). */
@@ -164,7 +173,10 @@ export async function moveToFinal(from: string, to: string): Promise<void> {
       await rename(from, to);
     });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw new R66Error(`cannot move ${from} to ${to}: ${(err as Error).message}`, ErrorCode.FinalOp);
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') {
+      // Names only: the partner reads this text, and server paths are not its business (issue 21).
+      throw new R66Error(`cannot move ${path.basename(from)} to ${path.basename(to)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, ErrorCode.FinalOp);
+    }
     await copyFile(from, to);
     await unlink(from);
   }

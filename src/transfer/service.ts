@@ -4,13 +4,14 @@
  * before it (running transfers end with Shutdown and are resumed at the next start).
  */
 import type { Logger } from 'pino';
-import type { ServerConfig } from '../config/index.js';
+import { securityOf, type ServerConfig } from '../config/index.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import type { LocalIdentity } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { Store } from '../store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../tasks/index.js';
 import { TransferEngine } from './engine.js';
+import { setReceivedFileMode } from './placement.js';
 import { TransferScheduler } from './scheduler.js';
 
 export interface TransferServiceDeps {
@@ -39,6 +40,7 @@ export class TransferService {
 
   async start(): Promise<void> {
     const { config, logger } = this.deps;
+    setReceivedFileMode(securityOf(config).receivedFileMode);
     const store = this.deps.store();
     const net = this.deps.network();
     const engine = new TransferEngine({

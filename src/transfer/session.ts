@@ -11,7 +11,7 @@ import { isMd5Mode, type Rule } from '../model/rule.js';
 import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
 import type { BlockReader } from './block-reader.js';
-import { R66Error, RemoteError } from '../net/errors.js';
+import { fileErrorText, R66Error, RemoteError } from '../net/errors.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { CANCELED_TRANSFER_MESSAGE, encodeValidCommand, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
@@ -374,9 +374,10 @@ export function toR66Error(err: unknown): R66Error {
   if (err instanceof R66Error) return err;
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e === 'object' && typeof e.code === 'string') {
-    if (e.code === 'ENOENT') return new R66Error(`File not found: ${e.message}`, ErrorCode.FileNotFound);
-    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${e.message}`, ErrorCode.FileNotAllowed);
-    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${e.message}`, ErrorCode.Internal);
+    // fileErrorText: the file's name, not the server's path (the partner reads these texts).
+    if (e.code === 'ENOENT') return new R66Error(`File not found: ${fileErrorText(e)}`, ErrorCode.FileNotFound);
+    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${fileErrorText(e)}`, ErrorCode.FileNotAllowed);
+    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${fileErrorText(e)}`, ErrorCode.Internal);
   }
   return new R66Error(err instanceof Error ? err.message : String(err), ErrorCode.Internal);
 }

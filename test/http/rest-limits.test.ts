@@ -76,6 +76,13 @@ describe('REST limits', () => {
     expect(status).toBe(200);
   });
 
+  it('answers a malformed field holding integers with 400, not 500 (BigInt in the message)', async () => {
+    const h = await start();
+    const r = await call(h, 'POST', '/v2/transfers', { auth: ADMIN, body: '{"ruleName":"r","filename":"f","requested":"hostb","blockSize":[1,2],"start":{"at":3}}' });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/blockSize/);
+  });
+
   it('shows stored passwords only to callers with the HOST role', async () => {
     const h = await start();
     const ro = await call(h, 'GET', '/v2/hosts', { auth: basic('monitor', 'monpwd') });

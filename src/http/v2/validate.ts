@@ -60,9 +60,13 @@ function toPlain(value: JsonValue): unknown {
   return value;
 }
 
-/** JSON text of a value for messages ("strings keep their quotes"). */
+/**
+ * JSON text of a value for messages ("strings keep their quotes"). Integers arrive as bigint from
+ * the exact parser, at any depth: an array or object holding one (`{"blockSize":[1]}`) once made
+ * this throw, and the request end in a 500 instead of its 400.
+ */
 export function jsonText(value: unknown): string {
-  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value) ?? 'null';
+  return typeof value === 'bigint' ? value.toString() : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null';
 }
 
 export interface BodyRules {

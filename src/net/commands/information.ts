@@ -99,6 +99,13 @@ export function informationHandler(source: InformationSource): RequestHandler<'i
         return answer(ctx, String(found), '1');
       }
       case InformationKind.ASKMLSDETAIL: {
+        // `getinfo -file '*' -detail`: the details of every match (the original's stat of the
+        // literal name failed with "Error while Request 1"); none is a plain FileNotFound.
+        if (hasWildcard(path.basename(target))) {
+          const entries = await listEntries(target);
+          if (entries.length === 0) throw new R66Error(`No file matches ${p.filename} in the rule's directory`, ErrorCode.FileNotFound);
+          return answer(ctx, entries.map((e) => `${mlsxLine(e)}\n`).join(''), String(entries.length));
+        }
         const entry = await statEntry(target);
         if (entry === undefined) throw requestFailed(p.request);
         return answer(ctx, mlsxLine(entry), '1');
