@@ -10,7 +10,7 @@ import { FtpArgumentError, parseFtpOptions } from '../../../src/tasks/network/ft
 import { digestFromReply } from '../../../src/tasks/network/ftp-session.js';
 import { makeContext, makeHome } from '../helpers.js';
 import { runOne } from '../run-one.js';
-import { FTP_PASSWORD, FTP_USER, freePort, proftpdAvailable, startProftpd, type FtpServer } from './servers.js';
+import { FTP_PASSWORD, FTP_USER, freePort, proftpdAvailable, startProftpd, type FtpServer } from '../../../bench/network/servers.js';
 
 describe('FTP options', () => {
   it('parses every option with its defaults', () => {

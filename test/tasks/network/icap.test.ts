@@ -17,7 +17,7 @@ import { TransferMode, type Rule } from '../../../src/model/rule.js';
 import type { TransferSubmission } from '../../../src/tasks/context.js';
 import { makeContext, makeHome } from '../helpers.js';
 import { runOne } from '../run-one.js';
-import { freePort, icapAvailable, startIcap, type RunningServer } from './servers.js';
+import { freePort, icapAvailable, startIcap, type RunningServer } from '../../../bench/network/servers.js';
 
 const run = promisify(execFile);
 const CLIENT = join(process.cwd(), 'bin', 'svc-r66client.js');

@@ -13,7 +13,7 @@ import { parseS3Options, S3ArgumentError } from '../../../src/tasks/network/s3-o
 import { s3Client } from '../../../src/tasks/network/s3-client.js';
 import { makeContext, makeHome, makeTransfer } from '../helpers.js';
 import { runOne } from '../run-one.js';
-import { refusingTagging, S3_ACCESS_KEY, S3_SECRET_KEY, startS3rver, type RunningServer } from './servers.js';
+import { refusingTagging, S3_ACCESS_KEY, S3_SECRET_KEY, startS3rver, type RunningServer } from '../../../bench/network/servers.js';
 
 describe('S3 options', () => {
   const base = ['-URL', 'http://h:9000', '-accessKey', 'a', '-secretKey', 'TopSecret', '-bucketName', 'MyBucket'];

@@ -1,5 +1,6 @@
 /**
- * Real servers for the network task tests, started on loopback with free ports and stopped after:
+ * Real servers for the network task tests and bench, started on loopback with free ports and
+ * stopped after:
  * c-icap with virus_scan + clamav (a local EICAR signature database, nothing downloaded), proftpd
  * (plain and TLS, mod_digest), s3rver.
  */
@@ -11,7 +12,15 @@ import { createServer, connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../../helpers/wait.js';
+
+/** Polls `check` until it is true; throws after `timeoutMs` (the tests' waitFor, kept local: bench/ builds on its own). */
+async function waitFor(check: () => Promise<boolean>, opts: { timeoutMs: number; what: string }): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** A port free right now on 127.0.0.1 (the server binds it just after). */
 export function freePort(): Promise<number> {
@@ -308,4 +317,13 @@ export async function refusingTagging(targetPort: number): Promise<{ url: string
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** s3rver in a child process (the bench measures this process's memory alone). Run from the repository root. */
+export async function startS3rverProcess(): Promise<RunningServer & { url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-s3-'));
+  const port = await freePort();
+  const script = `const S3rver = require('s3rver'); new S3rver({ port: ${port}, address: '127.0.0.1', silent: true, directory: ${JSON.stringify(dir)} }).run();`;
+  const stop = await launch('s3rver', process.execPath, ['-e', script], port, join(dir, 'none'), () => rmSync(dir, { recursive: true, force: true }));
+  return { port, dir, url: `http://127.0.0.1:${port}`, stop };
 }
