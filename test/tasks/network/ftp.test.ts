@@ -10,6 +10,7 @@ import { FtpArgumentError, parseFtpOptions } from '../../../src/tasks/network/ft
 import { digestFromReply } from '../../../src/tasks/network/ftp-session.js';
 import { makeContext, makeHome } from '../helpers.js';
 import { runOne } from '../run-one.js';
+import { execBusiness } from './business.js';
 import { FTP_PASSWORD, FTP_USER, freePort, proftpdAvailable, startProftpd, type FtpServer } from '../../../bench/network/servers.js';
 
 describe('FTP options', () => {
@@ -118,6 +119,13 @@ describe.skipIf(!proftpdAvailable())('FTP against proftpd', () => {
     const refused = await runOne('FTP', args(ftp, '-cwd readonly -command put'), ro);
     expect(refused).toMatchObject({ kind: 'failure', code: { char: 'T' } });
     expect(ro.logger.text()).toContain('reconnecting once');
+  });
+
+  it('runs in a business request (ExecBusinessTask, no transfer information); S3PUT is not allowed there', async () => {
+    const res = await execBusiness(home.home, `FTP -file ${local} -to 127.0.0.1 -port ${ftp.port} -user ${FTP_USER} -pwd ${FTP_PASSWORD} -cwd business -command put`);
+    expect(res).toMatchObject({ ok: true });
+    expect(readFileSync(join(ftp.home, 'business', 'data.bin')).equals(content)).toBe(true);
+    expect((await execBusiness(home.home, `S3PUT -URL http://127.0.0.1:1 -accessKey a -secretKey b -bucketName bucket -targetName t`)).result).toMatch(/not allowed in business requests/);
   });
 
   it('no server: C; bad options: c', async () => {

@@ -17,6 +17,7 @@ import { TransferMode, type Rule } from '../../../src/model/rule.js';
 import type { TransferSubmission } from '../../../src/tasks/context.js';
 import { makeContext, makeHome } from '../helpers.js';
 import { runOne } from '../run-one.js';
+import { execBusiness } from './business.js';
 import { freePort, icapAvailable, startIcap, type RunningServer } from '../../../bench/network/servers.js';
 
 const run = promisify(execFile);
@@ -160,6 +161,13 @@ describe.skipIf(!icapAvailable())('ICAP against c-icap + clamav', () => {
     expect(res.kind).toBe('failure');
     expect(res.kind === 'failure' && res.message).toContain('resend submitted as transfer 77');
     expect(submitted[0]).toMatchObject({ to: 'quarantineHost', file: e, rule: 'quarantine', info: 'lot42 extra FILE INFECTED' });
+  });
+
+  it('runs in a business request: clean passes, EICARTEST fails the request', async () => {
+    expect(await execBusiness(home.home, `ICAP -file ${clean} -to 127.0.0.1 -port ${icap.port} -model ICAP_AVSCAN`)).toMatchObject({ ok: true });
+    const infected = await execBusiness(home.home, `ICAP -file EICARTEST -to 127.0.0.1 -port ${icap.port} -model ICAP_AVSCAN`);
+    expect(infected.ok).toBe(false);
+    expect(infected.result).toContain('Svc-Eicar-Test');
   });
 
   it('a file above -maxSize is refused (status 1) or accepted unscanned with -ignoreTooBigFileError', async () => {
