@@ -4,6 +4,7 @@
  * the renderings follow the original character for character (order of fields, separators,
  * replaced characters); numbers stay exact (transfer ids are 64-bit).
  */
+import { isAbsolute, relative, sep } from 'node:path';
 import type { OptionSpec, ParsedArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import type { Io } from './io.js';
@@ -129,6 +130,15 @@ export function statusWord(status: ResultStatus): string {
 /** RequestInformation's status text: the word alone between two spaces (` SUCCESS `). */
 export function informationStatusText(status: ResultStatus): string {
   return ` ${plainStatusWord(status)} `;
+}
+
+/**
+ * A local file as the original names it in a result: the path under serverhome with a leading `/`
+ * (`/out/hello.txt`, its virtual path) when the file lies there, else the path as it is.
+ */
+export function virtualPath(serverHome: string, file: string): string {
+  const rel = relative(serverHome, file);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? file : `/${rel.split(sep).join('/')}`;
 }
 
 /** `filefinal` of a successful transfer: the original prints its file object's description. */

@@ -10,7 +10,7 @@ import { R66Error } from '../net/errors.js';
 import { TransferEngine, type AttemptSignals, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
-import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
+import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './client-output.js';
 import { showProgress } from './client-progress.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
@@ -69,8 +69,15 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
   }
   const status = statusOf(outcome);
   const body = addRecordFields(new ResultFields(), outcome.record, req.partner);
-  if (status < 2) body.set('filefinal', fileFinalText(outcome.file)).set('delay', Date.now() - started);
-  else body.set('error', `${outcome.code.name}: ${outcome.message}`);
+  if (status < 2) {
+    // The original names the file by its virtual path once found (`/out/hello.txt`, captures).
+    const shown = outcome.file ? virtualPath(session.config.directories.serverHome, outcome.file) : undefined;
+    body.set('finalPath', shown);
+    if (outcome.record.retrieveMode) body.set('originalPath', shown);
+    body.set('filefinal', fileFinalText(shown)).set('delay', Date.now() - started);
+  } else {
+    body.set('error', `${outcome.code.name}: ${outcome.message}`);
+  }
   // -nolog: the local record is not kept after a success, nor after a connection failure.
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
     await session.store.runner.delete(outcome.record).catch(() => undefined);

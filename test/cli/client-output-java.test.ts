@@ -2,7 +2,7 @@
 // cli.md §3.13), rebuilt from our output functions with the captured run's own values.
 import { describe, expect, it } from 'vitest';
 import {
-  fileFinalText, informationStatusText, renderResult, resultObject, ResultFields, statusWord,
+  fileFinalText, informationStatusText, renderResult, resultObject, ResultFields, statusWord, virtualPath,
 } from '../../src/cli/client-output.js';
 
 const ARGS = 'client/conf/client.xml -to hostb -file hello.txt -rule send -info out1 ';
@@ -46,6 +46,12 @@ describe('output of the Java 3.6.2 client, character for character', () => {
     );
     const unique = resultObject('Unique MultipleDirectTransfer', undefined, 0, `Transfer in status: ${statusWord(0)}`, record());
     expect(unique.list().slice(0, 4).map(([k]) => k)).toEqual(['command', 'status', 'statusTxt', 'remote']);
+  });
+
+  it('a file found under serverhome is named by its virtual path (/out/hello.txt), another as it is', () => {
+    expect(virtualPath('/srv/svc/data', '/srv/svc/data/out/hello.txt')).toBe('/out/hello.txt');
+    expect(virtualPath('/srv/svc/data', '/tmp/hello.txt')).toBe('/tmp/hello.txt');
+    expect(virtualPath('/srv/svc/data', '/srv/svc/database/x')).toBe('/srv/svc/database/x');
   });
 
   it('Message and the submission status texts', () => {
