@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FtpArgumentError, parseFtpOptions } from '../../../src/tasks/network/ftp-options.js';
+import { FtpArgumentError, ftpWords, parseFtpOptions } from '../../../src/tasks/network/ftp-options.js';
 import { digestFromReply } from '../../../src/tasks/network/ftp-session.js';
 import { makeContext, makeHome } from '../helpers.js';
 import { runOne } from '../run-one.js';
@@ -34,6 +34,15 @@ describe('FTP options', () => {
   ])('refuses %j', (words, message) => {
     expect(() => parseFtpOptions(words)).toThrow(FtpArgumentError);
     expect(() => parseFtpOptions(words)).toThrow(message);
+  });
+
+  it('formats the argument with the transfer information, then substitutes variables word by word', () => {
+    const home = makeHome();
+    const ctx = makeContext(home.home, { currentFile: '/data/out/a.txt' });
+    expect(ftpWords('-file #TRUEFULLPATH# -cwd %s/#DATE# -pre SITE,UMASK,%2$s -post SITE,CHMOD,600,#TRUEFILENAME#', ctx)).toEqual([
+      '-file', '/data/out/a.txt', '-cwd', 'lot42/20240315', '-pre', 'SITE,UMASK,extra', '-post', 'SITE,CHMOD,600,a.txt',
+    ]);
+    home.cleanup();
   });
 
   it('reads the hash of a digest reply in the forms servers use', () => {

@@ -62,10 +62,11 @@ describe('S3 tasks against s3rver', () => {
     const content = Buffer.alloc(20 * 1024 * 1024 + 123);
     for (let i = 0; i < content.length; i += 4096) content[i] = i % 251;
     writeFileSync(local, content);
-    const put = await runOne('S3PUT', `${creds()} -bucketName NewBucket -targetName dir/big.bin -setTags owner:svc,lot:42`, makeContext(home.home, { currentFile: local }));
+    // Pipeline B: %s is the first word of the transfer information, #RULE# the rule.
+    const put = await runOne('S3PUT', `${creds()} -bucketName NewBucket -targetName dir/#TRUEFILENAME# -setTags owner:svc,lot:%s,rule:#RULE#`, makeContext(home.home, { currentFile: local }));
     expect(put).toMatchObject({ kind: 'success' });
     const tags = await direct.send(new GetObjectTaggingCommand({ Bucket: 'newbucket', Key: 'dir/big.bin' }));
-    expect(tags.TagSet).toEqual(expect.arrayContaining([{ Key: 'owner', Value: 'svc' }, { Key: 'lot', Value: '42' }]));
+    expect(tags.TagSet).toEqual(expect.arrayContaining([{ Key: 'owner', Value: 'svc' }, { Key: 'lot', Value: 'lot42' }, { Key: 'rule', Value: 'rule1' }]));
     expect(existsSync(local)).toBe(true);
 
     const ctx = makeContext(home.home, { transfer: makeTransfer({ mode: TransferMode.SENDTHROUGHMODE, transferInfo: 'kept text {"ORIGINALSIZE":11,"follow":5}' }) });
