@@ -28,8 +28,11 @@ export class R66Listener {
   readonly name: string;
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
-  /** Open connections per source address (for `maxconnectionsperaddress`). */
+  /** Admitted sockets per source address (for `maxconnectionsperaddress`), and in all. */
   private readonly perAddress = new Map<string, number>();
+  private admitted = 0;
+  /** Raw sockets of the TLS port (a TLS socket in its handshake is not a Connection yet). */
+  private readonly handshaking = new Set<Socket>();
   /** Connections refused by the connection limits since start. */
   refusedConnections = 0;
 
@@ -76,12 +79,26 @@ export class R66Listener {
 
   private listenOn(address: string | undefined, port: number): Promise<Server> {
     const tls = this.options.tls;
+    const guard = this.ctx.guard;
     const server = tls
-      ? createTlsServer(tls.server, (socket) => this.onSocket(socket))
+      ? createTlsServer(guard === undefined ? tls.server : { ...tls.server, handshakeTimeout: guard.handshakeTimeoutMs }, (socket) => this.onSocket(socket))
       : createTcpServer({ pauseOnConnect: true }, (socket) => this.onSocket(socket));
     if (tls) {
+      // The limits apply before the TLS handshake: a flood of sockets that never shake hands
+      // must not hold file descriptors either.
+      server.on('connection', (raw: Socket) => {
+        const ip = normaliseIp(raw.remoteAddress ?? '');
+        if (!this.admit(ip)) {
+          raw.destroy();
+          return;
+        }
+        this.track(ip, raw);
+        this.handshaking.add(raw);
+        raw.once('close', () => this.handshaking.delete(raw));
+      });
       server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
-        this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
+        if (guard !== undefined) guard.warnings.info('tls-handshake', { err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
+        else this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
       });
     }
     return new Promise((resolve, reject) => {
@@ -101,7 +118,8 @@ export class R66Listener {
       return;
     }
     const ip = normaliseIp(accepted.remoteAddress ?? '');
-    if (!this.admit(ip)) {
+    // A TLS socket was admitted and is tracked from its raw connection (listenOn).
+    if (this.options.tls === undefined && !this.admit(ip)) {
       accepted.destroy();
       return;
     }
@@ -127,9 +145,16 @@ export class R66Listener {
       warnings: guard?.warnings,
     });
     this.connections.add(connection);
+    if (this.options.tls === undefined) this.track(ip, socket);
+    socket.once('close', () => this.connections.delete(connection));
+  }
+
+  /** Counts an admitted socket until it closes. */
+  private track(ip: string, socket: Socket): void {
+    this.admitted++;
     this.perAddress.set(ip, (this.perAddress.get(ip) ?? 0) + 1);
     socket.once('close', () => {
-      this.connections.delete(connection);
+      this.admitted--;
       const left = (this.perAddress.get(ip) ?? 1) - 1;
       if (left > 0) this.perAddress.set(ip, left);
       else this.perAddress.delete(ip);
@@ -145,10 +170,10 @@ export class R66Listener {
     const guard = this.ctx.guard;
     if (guard === undefined) return true;
     const fromIp = this.perAddress.get(ip) ?? 0;
-    if (this.connections.size < guard.maxConnections && fromIp < guard.maxConnectionsPerAddress) return true;
+    if (this.admitted < guard.maxConnections && fromIp < guard.maxConnectionsPerAddress) return true;
     this.refusedConnections++;
-    const limit = this.connections.size >= guard.maxConnections ? `maxconnections ${guard.maxConnections}` : `maxconnectionsperaddress ${guard.maxConnectionsPerAddress}`;
-    guard.warnings.warn(`refused:${this.name}`, { ip, open: this.connections.size, refused: this.refusedConnections }, `${this.name}: connection refused (${limit} reached)`);
+    const limit = this.admitted >= guard.maxConnections ? `maxconnections ${guard.maxConnections}` : `maxconnectionsperaddress ${guard.maxConnectionsPerAddress}`;
+    guard.warnings.warn(`refused:${this.name}`, { ip, open: this.admitted, refused: this.refusedConnections }, `${this.name}: connection refused (${limit} reached)`);
     return false;
   }
 
@@ -169,6 +194,9 @@ export class R66Listener {
         c.socket.destroy();
       }
     }
-    await Promise.all([...closing, ...[...this.connections].map((c) => c.closed)]);
+    await Promise.all([...this.connections].map((c) => c.closed));
+    // TLS sockets still in their handshake never became connections: the server's close waits for them.
+    for (const raw of this.handshaking) raw.destroy();
+    await Promise.all(closing);
   }
 }

@@ -199,6 +199,11 @@ export class R66Network {
     this.listeners.push(listener);
   }
 
+  /** Connections the listeners refused by their limits since start (server.xml `security`). */
+  get refusedConnections(): number {
+    return this.listeners.reduce((n, l) => n + l.refusedConnections, 0);
+  }
+
   /** Ports actually bound (plain first), for tests started on port 0. */
   get ports(): number[] {
     return this.listeners.flatMap((l) => l.ports);

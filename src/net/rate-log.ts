@@ -25,6 +25,15 @@ export class RateLimitedLog {
 
   /** Logs `msg` at WARN unless `key` was logged less than an interval ago (then only counts it). */
   warn(key: string, fields: Record<string, unknown>, msg: string): void {
+    this.write('warn', key, fields, msg);
+  }
+
+  /** The same at INFO. */
+  info(key: string, fields: Record<string, unknown>, msg: string): void {
+    this.write('info', key, fields, msg);
+  }
+
+  private write(level: 'warn' | 'info', key: string, fields: Record<string, unknown>, msg: string): void {
     const t = this.now();
     const state = this.keys.get(key);
     if (state !== undefined && t - state.last < this.intervalMs) {
@@ -35,6 +44,6 @@ export class RateLimitedLog {
     this.keys.delete(key);
     if (this.keys.size >= MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
     this.keys.set(key, { last: t, suppressed: 0 });
-    this.logger.warn(suppressed > 0 ? { ...fields, suppressed } : fields, msg);
+    this.logger[level](suppressed > 0 ? { ...fields, suppressed } : fields, msg);
   }
 }

@@ -3,13 +3,15 @@
  * may not make the host buffer more than the handshake needs, connections are capped per address,
  * an idle unauthenticated connection is dropped, and an authenticated partner keeps working.
  */
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { BufferBudget } from '../../src/net/buffer-budget.js';
 import type { NetGuard } from '../../src/net/context.js';
 import { RateLimitedLog } from '../../src/net/rate-log.js';
+import { loadTlsMaterial } from '../../src/net/tls.js';
 import { waitFor } from '../helpers/wait.js';
-import { makePair, silent, type TestHost } from './harness.js';
+import { makeHost, makePair, silent, type TestHost } from './harness.js';
 import { RawPeer } from './raw-peer.js';
 
 function guard(over: Partial<NetGuard> = {}): NetGuard {
@@ -71,6 +73,29 @@ describe('R66 listener limits', () => {
     expect(() => budget.admit(64 * 1024 + 13, 0)).not.toThrow();
     expect(() => budget.admit(512 * 1024, 0)).toThrow(/buffer budget/);
     expect(() => budget.admit(512 * 1024, 900 * 1024)).not.toThrow();
+  });
+});
+
+describe('TLS listener limits', () => {
+  it('apply before the handshake: raw sockets beyond the limit are closed at once', async () => {
+    const keyPath = new URL('./fixtures/hosta-key.jks', import.meta.url).pathname;
+    const host = await makeHost('hostj', [], { listen: true, sslHostId: 'hostj-ssl', tls: await loadTlsMaterial({ keyPath, keyStorePass: 'storepass', keyPass: 'keypass1' }) });
+    host.ctx.blacklist.disable();
+    host.ctx.guard = guard({ maxConnectionsPerAddress: 2 });
+    const open = (): Promise<Socket> => new Promise((resolve, reject) => {
+      const s = connect({ host: '127.0.0.1', port: host.listener!.port }, () => resolve(s));
+      s.on('error', () => undefined);
+      s.once('error', reject);
+    });
+    try {
+      const held = [await open(), await open()];
+      const third = await open();
+      await new Promise((resolve) => third.once('close', resolve));
+      expect(host.listener!.refusedConnections).toBe(1);
+      for (const s of held) s.destroy();
+    } finally {
+      await host.close();
+    }
   });
 });
 
