@@ -6,9 +6,12 @@
 import { effectiveRole } from '../config/index.js';
 import { parseBusiness } from '../http/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
+import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
+import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
+import { PacketType } from '../protocol/index.js';
 import { TransferService } from '../transfer/index.js';
-import { ownIdsOf } from '../admin/index.js';
+import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
 import { liveRestServices, restListeners } from './rest-services.js';
@@ -26,17 +29,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
   const restarter = { restartAfter: (ms: number) => void setTimeout(() => runtime.requestShutdown(true), ms).unref() };
   const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter } });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
-  const handlers = businessHandlers({
-    registry: () => business,
-    ownIds: ownIdsOf(runtime.config),
-    allowed: async (hostId) => {
-      if (runtime.config.business.includes(hostId)) return true;
-      const row = await runtime.store.hostConfigs.get(runtime.config.hostId);
-      return row !== undefined && parseBusiness(row.business).includes(hostId);
-    },
-  }, network.handlers.get('jsonCommand'));
-  network.handlers.register('businessRequest', handlers.businessRequest);
-  network.handlers.register('jsonCommand', handlers.jsonCommand);
+  composeR66Handlers(runtime, network, business);
   return [
     tasks,
     network,
@@ -46,6 +39,38 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
     ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
     new WebAreas({ config: runtime.config, log: runtime.log, services: liveRestServices(runtime, { transfers, business, tasks: tasks.registry }), events: () => transfers.engine, pool: () => network.pool }),
   ];
+}
+
+/**
+ * The server's R66 handler table (net/handlers.ts), composed here and nowhere else: which module
+ * answers which request kind and Valid/JsonCommand sub-kind. The network puts the built-in rows
+ * (test, information, the JsonCommand base for the rest); the transfer engine adds its rows
+ * (request, and the stop/cancel/restart sub-kinds) when the transfer service starts, since the
+ * engine exists only then. A handler that declines a packet of its sub-kind (a JSON class that is
+ * not its own) passes it to the kind's row for the rest, never to another module.
+ */
+function composeR66Handlers(runtime: ServerRuntime, network: R66Network, business: BusinessRegistry): void {
+  const { handlers } = network;
+  const { config } = runtime;
+  const biz = businessHandlers({
+    registry: () => business,
+    ownIds: ownIdsOf(config),
+    allowed: async (hostId) => {
+      if (config.business.includes(hostId)) return true;
+      const row = await runtime.store.hostConfigs.get(config.hostId);
+      return row !== undefined && parseBusiness(row.business).includes(hostId);
+    },
+  }, handlers.restOf('jsonCommand'));
+  handlers.register('businessRequest', biz.businessRequest, 'business requests');
+  handlers.registerSubKinds('jsonCommand', [PacketType.BUSINESSREQUEST], biz.jsonCommand, 'business requests');
+  // History and configuration exports (r66-protocol.md §9.11).
+  const admin = adminExportHandlers(adminExportSource(config, () => runtime.store, runtime.log), handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+  handlers.registerSubKinds('valid', EXPORT_SUBTYPES, admin.valid, 'admin exports');
+  handlers.registerSubKinds('jsonCommand', EXPORT_SUBTYPES, admin.jsonCommand, 'admin exports');
+  handlers.register('shutdown', shutdownOrderHandler({
+    adminPassword: config.server.adminPassword, ownIds: ownIdsOf(config), roleOf: roleOfPartner(config),
+    shutdown: (restart) => runtime.requestShutdown(restart),
+  }), 'shutdown order');
 }
 
 /** Business tasks (r66-protocol.md §9.11) with the server's task types, engine and restart. */

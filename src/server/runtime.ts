@@ -14,11 +14,7 @@
  */
 import type { Logger } from 'pino';
 import { loadServerConfig, type ServerConfig } from '../config/index.js';
-import { adminExportHandlers } from '../net/commands/admin-exports.js';
-import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
-import { R66Network } from '../net/network.js';
 import { onDatabaseFault, openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
-import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
@@ -155,27 +151,14 @@ export class ServerRuntime {
   }
 
   /**
-   * The built-in components for the current configuration. The export orders of the R66 network
-   * (history and configuration, r66-protocol.md §9.11) are registered here, before the transfer
-   * engine registers its own orders on top of them at its start.
+   * The built-in components for the current configuration; components.ts adds the others and
+   * composes the R66 handler table (composeR66Handlers).
    */
   private buildLifecycle(): Lifecycle {
     const lifecycle = new Lifecycle(this.log);
     lifecycle.add(this.databaseComponent());
     lifecycle.add(this.identityComponent());
-    for (const component of extraComponents(this)) {
-      if (component instanceof R66Network) {
-        const { handlers } = component;
-        const admin = adminExportHandlers(adminExportSource(this.config, () => this.store, this.log), handlers.get('valid'), handlers.get('jsonCommand'));
-        handlers.register('valid', admin.valid);
-        handlers.register('jsonCommand', admin.jsonCommand);
-        handlers.register('shutdown', shutdownOrderHandler({
-          adminPassword: this.config.server.adminPassword, ownIds: ownIdsOf(this.config), roleOf: roleOfPartner(this.config),
-          shutdown: (restart) => this.requestShutdown(restart),
-        }));
-      }
-      lifecycle.add(component);
-    }
+    for (const component of extraComponents(this)) lifecycle.add(component);
     return lifecycle;
   }
 

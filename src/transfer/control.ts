@@ -14,7 +14,7 @@ import { decodeValidCommand, encodeValidCommand, newJsonCommand, parseErrorCode,
 import type { TransferEngine } from './engine.js';
 import type { ControlResult, TransferRef } from './types.js';
 
-const TRANSFER_ORDERS: ReadonlySet<number> = new Set([PacketType.STOP, PacketType.CANCEL, PacketType.VALID]);
+export const TRANSFER_ORDERS: ReadonlySet<number> = new Set([PacketType.STOP, PacketType.CANCEL, PacketType.VALID]);
 
 /** `yyyyMMddHHmmss` (local time) of a restart order, or undefined. */
 function restartTime(text: string | null | undefined): Date | undefined {

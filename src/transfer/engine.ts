@@ -16,7 +16,7 @@ import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tas
 import { servedDirectories } from '../fs/file-policy.js';
 import { modeOf, newTransferRecord } from '../operations/new-record.js';
 import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
-import { forwardRestart, transferControlHandlers } from './control.js';
+import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
 import { isFinished, transition } from './state.js';
 import { directWritesFrom } from './direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
@@ -73,15 +73,15 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   }
 
   /**
-   * Registers the conversations this engine serves: Request, and the transfer orders of Valid and
-   * JsonCommand (stop 9, cancel 10, restart 4). Other Valid/JsonCommand sub-types still go to the
-   * handler registered before.
+   * Registers the conversations this engine serves in the handler table (net/handlers.ts): Request,
+   * and the transfer orders of Valid and JsonCommand (stop 9, cancel 10, restart 4). Other
+   * Valid/JsonCommand sub-kinds are other rows'.
    */
   registerHandlers(handlers: RequestHandlers): void {
-    handlers.register('request', (ctx, p) => handleRequest(this.core, ctx, p));
-    const control = transferControlHandlers(this, handlers.get('valid'), handlers.get('jsonCommand'));
-    handlers.register('valid', control.valid);
-    handlers.register('jsonCommand', control.jsonCommand);
+    handlers.register('request', (ctx, p) => handleRequest(this.core, ctx, p), 'transfer engine');
+    const control = transferControlHandlers(this, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+    handlers.registerSubKinds('valid', TRANSFER_ORDERS, control.valid, 'transfer orders');
+    handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, control.jsonCommand, 'transfer orders');
   }
 
   /**

@@ -59,7 +59,7 @@ export interface AdminExportSource {
 }
 
 const HISTORY_SUBTYPES: ReadonlySet<number> = new Set([PacketType.LOG, PacketType.LOGPURGE]);
-const EXPORT_SUBTYPES: ReadonlySet<number> = new Set([PacketType.LOG, PacketType.LOGPURGE, PacketType.CONFEXPORT]);
+export const EXPORT_SUBTYPES: ReadonlySet<number> = new Set([PacketType.LOG, PacketType.LOGPURGE, PacketType.CONFEXPORT]);
 
 /** `yyyy-mm-dd hh:mm:ss[.f…]` in local time (the legacy form's JDBC text); empty or invalid: none. */
 export function parseLegacyTimestamp(text: string): Date | undefined {
