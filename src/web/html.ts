@@ -78,14 +78,15 @@ export function field(label: string, name: string, value: string | undefined, ty
   if (type === 'checkbox') {
     return html`<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${name}" value="on" ${value ? new Html('checked') : ''} ${new Html(extra)}> ${label}</label>`;
   }
-  if (type === 'textarea') return html`<label for="${id}">${label}</label><textarea id="${id}" name="${name}" rows="3" ${new Html(extra)}>${value ?? ''}</textarea>`;
-  return html`<label for="${id}">${label}</label><input type="${type}" id="${id}" name="${name}" value="${value ?? ''}" ${new Html(extra)}>`;
+  // Label and control in one box, so the form grid keeps them together.
+  if (type === 'textarea') return html`<div class="field"><label for="${id}">${label}</label><textarea id="${id}" name="${name}" rows="3" ${new Html(extra)}>${value ?? ''}</textarea></div>`;
+  return html`<div class="field"><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${name}" value="${value ?? ''}" ${new Html(extra)}></div>`;
 }
 
 /** A select with (value, label) options. */
 export function select(label: string, name: string, options: Array<[string, string]>, selected: string | undefined): Html {
   const id = `f${++fieldSeq}`;
-  return html`<label for="${id}">${label}</label><select id="${id}" name="${name}">${options.map(([v, l]) => html`<option value="${v}" ${v === selected ? new Html('selected') : ''}>${l}</option>`)}</select>`;
+  return html`<div class="field"><label for="${id}">${label}</label><select id="${id}" name="${name}">${options.map(([v, l]) => html`<option value="${v}" ${v === selected ? new Html('selected') : ''}>${l}</option>`)}</select></div>`;
 }
 
 /** A result message with a role so screen readers announce it. */

@@ -19,6 +19,8 @@ import { StatusDocuments, statusJson, statusXml } from './status-doc.js';
 import { rowAttrs, TRANSFER_HEADERS, transferCells } from './transfer-rows.js';
 
 const DEFAULT_NB = 60;
+/** Step statuses of running rows that have their own table in the active view. */
+const OWN_TABLE_STEPS = ['i', 'B', 'X', 'P'];
 const VIEWS = ['active', 'error', 'done', 'all', 'status', 'statusxml', 'spooled', 'statusjson'] as const;
 
 export interface MonitorContext {
@@ -42,7 +44,8 @@ function viewQueries(view: string, owner: string, now: Date): Query[] {
   const due = { ...o, startTo: now };
   switch (view) {
     case 'active': return [
-      { title: 'cat_running', filter: { ...o, updatedInfo: [UpdatedInfo.RUNNING] }, share: 1, stepChar: 'z' },
+      // Running rows in any other step status (Running 'z' mostly) share the first table.
+      { title: 'cat_running', filter: { ...o, updatedInfo: [UpdatedInfo.RUNNING] }, share: 1, stepChar: '*' },
       { title: 'cat_interrupted', filter: { ...due, updatedInfo: [UpdatedInfo.INTERRUPTED] }, share: 1 },
       { title: 'cat_tosubmit', filter: { ...due, updatedInfo: [UpdatedInfo.TOSUBMIT] }, share: 1 },
       { title: 'cat_initok', filter: { ...o, updatedInfo: [UpdatedInfo.RUNNING] }, share: 1, stepChar: 'i' },
@@ -111,7 +114,7 @@ export async function listTables(services: WebServices, view: string, nb: number
     const limit = nb > 0 ? Math.max(1, Math.floor(nb * q.share)) : undefined;
     // Step-status tables read the running rows and keep one status: running rows are few.
     const rows: TransferRecord[] = (await rest.store.runner.list(q.filter, { orderBy: 'start', descending: true, ...(limit !== undefined && q.stepChar === undefined ? { limit } : {}) }))
-      .filter((r) => q.stepChar === undefined || r.stepStatus.char === q.stepChar).slice(0, limit);
+      .filter((r) => q.stepChar === undefined || r.stepStatus.char === q.stepChar || (q.stepChar === '*' && !OWN_TABLE_STEPS.includes(r.stepStatus.char))).slice(0, limit);
     const isRunning = (r: TransferRecord): boolean => rest.transfers?.isRunning(r) ?? false;
     tables.push(table(t(q.title), TRANSFER_HEADERS, rows.map((r) => transferCells(r, isRunning(r))), rows.map(rowAttrs)));
   }

@@ -154,6 +154,10 @@ export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
       }
     }
   }
+  if (r.posted && params.ACTION === 'Update') {
+    // Editing a stored transfer in place bypasses the order service's checks: refused, with the way to do it.
+    results.push(notice('Update of an existing transfer is not offered: cancel it (CancelRestart) and create it again here', false));
+  }
   const hosts = (await rest.store.hosts.list()).map((h) => h.hostId);
   const rules = (await rest.store.rules.list()).map((x) => x.idRule);
   const form = r.form(html`${field(t('host'), 'host', params.host, 'text', 'required list="hostlist"')}<datalist id="hostlist">${hosts.map((h) => html`<option value="${h}">`)}</datalist>

@@ -14,7 +14,7 @@ caption{text-align:left;font-weight:600;padding:.3rem 0}.count{color:var(--mut);
 th,td{border:1px solid var(--line);padding:.25rem .4rem;text-align:left;vertical-align:top;white-space:nowrap}th{background:var(--head)}
 td.wrap{white-space:normal;max-width:24rem;overflow-wrap:anywhere}
 form.panel{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.5rem 1rem;align-items:end;margin:0 0 1rem;padding:.75rem;border:1px solid var(--line);border-radius:6px}
-form.panel label{display:block;font-size:.85rem;color:var(--mut)}form.panel label.check{color:var(--fg)}
+form.panel label{display:block;font-size:.85rem;color:var(--mut)}.field:has(textarea){grid-column:1/-1}form.panel label.check{color:var(--fg)}
 input,select,textarea{font:inherit;padding:.3rem;border:1px solid var(--line);border-radius:4px;width:100%;background:var(--bg);color:var(--fg)}input[type=checkbox]{width:auto}
 button{font:inherit;padding:.35rem .8rem;border:1px solid var(--acc);border-radius:4px;background:var(--acc);color:#fff;cursor:pointer}
 button.minor{background:transparent;color:var(--acc)}button.danger{background:var(--bad);border-color:var(--bad)}
