@@ -42,9 +42,10 @@ export async function businessCommand(ctx: ClientCommandContext, argv: readonly 
   const { io } = ctx;
   const { configFile, args } = configFileAndArgs(ctx.instance, argv);
   if (args.length < MIN_ARGS) {
-    // The original logs an error and returns normally here (exit 0); we say what was expected.
+    // The original logs an error and returns normally here (exit 0); a refused command must not
+    // pass for success in a script: we say what was expected and exit as for wrong arguments.
     io.err('svc-r66client business: expected -to HOST -arg ARGUMENT [-class CLASS] [-nolog]\n');
-    return 0;
+    return BUSINESS_EXIT.badArgs;
   }
   return guarded(io, 'business', { badSetup: BUSINESS_EXIT.badArgs, unexpected: BUSINESS_EXIT.failed }, async () => {
     const parsed = parseArgs(args, {

@@ -77,9 +77,9 @@ describe('getinfo (cli.md §3.7)', () => {
 });
 
 describe('business (cli.md §5.2)', () => {
-  it('fewer than 4 arguments: the original just returns (exit 0)', async () => {
+  it('fewer than 4 arguments: what is expected, exit 2 (the original just returns 0)', async () => {
     const r = await pair.client(['business', '-to', 'hostb']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('expected -to HOST -arg ARGUMENT');
   });
 
