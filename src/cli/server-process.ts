@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { ConfigError, loadServerConfig, type ServerConfig } from '../config/index.js';
-import { createLogger } from '../server/logger.js';
+import { closeLogbackLogger, createServerLogger } from '../server/logger.js';
 import { describe } from '../server/lifecycle.js';
 import { ServerRuntime } from '../server/runtime.js';
 import { installShutdownHandlers } from '../server/shutdown.js';
@@ -42,7 +42,7 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
     return err instanceof ConfigError && err.element?.endsWith('usenossl') ? EXIT_NO_LISTENER : EXIT_START_FAILED;
   }
   const logFile = opts.daemon ? serviceLogFile(config) : undefined;
-  const log = createLogger({ file: logFile, base: { hostid: config.hostId } });
+  const log = await createServerLogger(config.file, config.directories.conf, { file: logFile, base: { hostid: config.hostId } });
   const runtime = new ServerRuntime(config, log);
   io.out(`svc-r66 server starts for ${config.hostId}\n`);
 
@@ -75,5 +75,6 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
   const code = await done;
   opts.onStopped();
   log.info({ exitCode: code }, 'server stopped');
+  await closeLogbackLogger();
   return code;
 }

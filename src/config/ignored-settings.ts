@@ -36,10 +36,6 @@ export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>
     used: ({ config }) => when(config.server.useHttpCompression, 'true'),
   },
   {
-    element: 'logback-server.xml', effect: 'logs go to stdout (or <serverhome>/log/r66server.log in service mode) at SVC_LOG_LEVEL; the file\'s levels and appenders are not applied',
-    used: ({ logbackFile }) => logbackFile,
-  },
-  {
     element: 'server/multiplemonitors', effect: 'no cluster: this server acts alone on its database',
     used: ({ config }) => when(config.server.multipleMonitors > 1, config.server.multipleMonitors),
   },

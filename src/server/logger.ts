@@ -7,7 +7,9 @@ import { writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isatty } from 'node:tty';
 import { pino, type Logger } from 'pino';
+import { findLogbackFile, loadLogbackSettings, type LogbackLevel, type LogbackSettings } from '../config/logback.js';
 import { makeDirsSync } from '../fs/make-dirs.js';
+import { openLogRouter, type LogRouter } from '../monitor/logging.js';
 
 export type { Logger } from 'pino';
 
@@ -27,7 +29,87 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
+/** The process's main logger and, when a logback file configured it, its router (setLogLevel). */
+let active: { logger: Logger; router: LogRouter | undefined } | undefined;
+
+const pinoOptions = (level: string, base: Record<string, unknown> | undefined) => ({
+  level,
+  base: { pid: process.pid, ...base },
+  redact: { paths: SECRET_PATHS, censor: '[secret]' },
+  timestamp: pino.stdTimeFunctions.isoTime,
+});
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
+  const logger = createPlainLogger(opts);
+  active = { logger, router: undefined };
+  return logger;
+}
+
+/**
+ * The logger a logback file describes (docs/logging.md): levels per logger, console, file and
+ * rolling-file appenders, patterns. `SVC_LOG_LEVEL`, when set, still wins for the root level.
+ */
+export async function createLogbackLogger(settings: LogbackSettings, opts: { base?: Record<string, unknown>; consoleFile?: string } = {}): Promise<Logger> {
+  const router = await openLogRouter(settings, 'WARN', opts.consoleFile);
+  const logger = pino(pinoOptions('info', opts.base), router);
+  router.attach(logger);
+  const forced = process.env.SVC_LOG_LEVEL?.toUpperCase();
+  if (forced !== undefined && forced !== '') router.setLevel(forced === 'SILENT' ? 'OFF' : forced as LogbackLevel);
+  active = { logger, router };
+  return logger;
+}
+
+/**
+ * The server's logger: as `<config dir>/logback-server.xml` (or `<serverhome>/conf/...`) says when
+ * that file exists and loads, else JSON lines to stdout or `file` (service mode). Remarks about the
+ * logback file (what is not honoured) are logged as warnings on the logger returned.
+ */
+export async function createServerLogger(configFile: string, confDir: string, opts: LoggerOptions): Promise<Logger> {
+  const found = (await findLogbackFile(dirname(configFile), 'server')) ?? (await findLogbackFile(confDir, 'server'));
+  if (found === undefined) return createLogger(opts);
+  try {
+    const settings = await loadLogbackSettings(found);
+    const logger = await createLogbackLogger(settings, { ...(opts.base ? { base: opts.base } : {}), ...(opts.file ? { consoleFile: opts.file } : {}) });
+    for (const w of settings.warnings) logger.warn({ file: found }, w);
+    return logger;
+  } catch (err) {
+    const logger = createLogger(opts);
+    logger.warn({ file: found, err: err instanceof Error ? err.message : String(err) }, 'the logback file cannot be used; logging as without it');
+    return logger;
+  }
+}
+
+/** Flushes and closes the appenders of a logback logger (at process end). */
+export async function closeLogbackLogger(): Promise<void> {
+  await active?.router?.close();
+}
+
+const RUNTIME_LEVELS = new Set(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'OFF']);
+
+/**
+ * Changes a log level while the server runs (REST, the administration page): the root level, or
+ * the level of one logger (a component: `transfer`, `snmp`, `push-monitor`...) when `logger` is
+ * given. Throws on an unknown level; returns the levels now in force.
+ */
+export function setLogLevel(level: string, logger?: string): { root: string; loggers: Record<string, string> } {
+  const l = level.trim().toUpperCase();
+  if (!RUNTIME_LEVELS.has(l)) throw new Error(`unknown log level "${level}": expected TRACE, DEBUG, INFO, WARN, ERROR or OFF`);
+  if (active === undefined) throw new Error('no logger to change');
+  if (active.router !== undefined) active.router.setLevel(l as LogbackLevel, logger);
+  else if (logger === undefined || logger === '' || logger.toUpperCase() === 'ROOT') active.logger.level = l === 'OFF' ? 'silent' : l.toLowerCase();
+  else throw new Error('per-logger levels need a logback file (logback-server.xml)');
+  return logLevels();
+}
+
+/** The levels in force: root and per logger. */
+export function logLevels(): { root: string; loggers: Record<string, string> } {
+  if (active === undefined) return { root: 'INFO', loggers: {} };
+  if (active.router !== undefined) return active.router.levelsNow();
+  const level = active.logger.level;
+  return { root: level === 'silent' ? 'OFF' : level.toUpperCase(), loggers: {} };
+}
+
+function createPlainLogger(opts: LoggerOptions): Logger {
   const level = opts.level ?? process.env.SVC_LOG_LEVEL ?? 'info';
   let destination;
   if (opts.file) {
@@ -40,15 +122,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       ? { write: (line: string) => void writeSync(fd, readableLine(line)) }
       : pino.destination({ dest: fd, sync: true });
   }
-  return pino(
-    {
-      level,
-      base: { pid: process.pid, ...opts.base },
-      redact: { paths: SECRET_PATHS, censor: '[secret]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination,
-  );
+  return pino(pinoOptions(level, opts.base), destination);
 }
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };

@@ -1,0 +1,193 @@
+/**
+ * Logging as a logback file says (docs/logging.md): pino writes JSON lines to one router, which
+ * applies the root and per-logger levels (a logback `<logger name>` is one of our components:
+ * `transfer`, `snmp`, ... optionally written `svc.transfer`), the appender references and
+ * additivity, each appender's threshold filter, and writes to console, file or rolling file
+ * (pino-roll) either the JSON line or the encoder's pattern. The levels can be changed while the
+ * server runs (`setLogLevel`).
+ */
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { LogbackAppender, LogbackLevel, LogbackSettings } from '../config/logback.js';
+
+const PINO_LEVEL: Record<LogbackLevel, number> = { TRACE: 10, DEBUG: 20, INFO: 30, WARN: 40, ERROR: 50, OFF: Infinity };
+const LEVEL_NAME: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'ERROR' };
+/** Keys of the JSON envelope and the host id (%X{hostid} shows it), not repeated after the message. */
+const ENVELOPE = new Set(['level', 'time', 'pid', 'hostname', 'hostid', 'msg', 'component']);
+
+type Entry = Record<string, unknown>;
+type Render = (e: Entry) => string;
+
+const pad2 = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/** Java SimpleDateFormat subset: yyyy yy MM dd HH mm ss SSS; `ISO8601` as logback's default. */
+function dateFormatter(fmt: string | undefined): (d: Date) => string {
+  const f = fmt === undefined || fmt === 'ISO8601' ? 'yyyy-MM-dd HH:mm:ss,SSS' : fmt;
+  return (d) => f.replace(/yyyy|yy|MM|dd|HH|mm|ss|SSS|'([^']*)'/g, (t, quoted: string | undefined) => {
+    switch (t) {
+      case 'yyyy': return String(d.getFullYear());
+      case 'yy': return pad2(d.getFullYear() % 100);
+      case 'MM': return pad2(d.getMonth() + 1);
+      case 'dd': return pad2(d.getDate());
+      case 'HH': return pad2(d.getHours());
+      case 'mm': return pad2(d.getMinutes());
+      case 'ss': return pad2(d.getSeconds());
+      case 'SSS': return pad2(d.getMilliseconds(), 3);
+      default: return quoted ?? t;
+    }
+  });
+}
+
+function extras(e: Entry, shown: Set<string>): string {
+  const parts = Object.entries(e).filter(([k]) => !ENVELOPE.has(k) && !shown.has(k))
+    .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`);
+  return parts.length === 0 ? '' : ` ${parts.join(' ')}`;
+}
+
+/**
+ * A logback PatternLayout compiled to a function of one log entry. Honoured: %d/%date{fmt},
+ * %level/%le/%p, %logger/%lo/%c (the component), %msg/%m/%message (then the entry's other fields
+ * as key=value), %n, %thread/%t (`main`), %X{key}/%mdc{key} (a field of the entry: hostid...),
+ * %ex/%throwable (the `err` field), format modifiers (%-5level, %.20logger), colour wrappers
+ * (%highlight(...) etc.: the text without colour). Other conversion words print nothing.
+ */
+export function compilePattern(pattern: string): Render {
+  // Colour and style wrappers: keep their content.
+  const plain = pattern.replace(/%(?:highlight|black|red|green|yellow|blue|magenta|cyan|white|gray|bold\w+)\(((?:[^()]|\([^()]*\))*)\)/g, '$1');
+  const parts: Render[] = [];
+  const shown = new Set<string>();
+  const re = /%(-?\d*)(?:\.(\d+))?([a-zA-Z]+)(?:\{([^}]*)\})?|%%|([^%]+)/g;
+  for (let m = re.exec(plain); m !== null; m = re.exec(plain)) {
+    if (m[5] !== undefined) { const lit = m[5]; parts.push(() => lit); continue; }
+    if (m[0] === '%%') { parts.push(() => '%'); continue; }
+    const [, width = '', max, word = '', option] = m;
+    let render: Render;
+    switch (word) {
+      case 'd': case 'date': { const f = dateFormatter(option); render = (e) => f(typeof e.time === 'string' ? new Date(e.time) : new Date()); break; }
+      case 'level': case 'le': case 'p': render = (e) => LEVEL_NAME[e.level as number] ?? String(e.level); break;
+      case 'logger': case 'lo': case 'c': render = (e) => (typeof e.component === 'string' ? e.component : 'svc'); break;
+      case 'msg': case 'm': case 'message': render = (e) => `${String(e.msg ?? '')}${extras(e, shown)}`; break;
+      case 'n': render = () => '\n'; break;
+      case 'thread': case 't': render = () => 'main'; break;
+      case 'X': case 'mdc': { const key = option ?? ''; if (key) shown.add(key); render = (e) => (e[key] === undefined ? '' : String(e[key])); break; }
+      case 'ex': case 'exception': case 'throwable': case 'xEx': case 'xException': case 'rEx': shown.add('err'); render = (e) => (e.err === undefined ? '' : ` ${JSON.stringify(e.err)}`); break;
+      case 'nopex': case 'nopexception': render = () => ''; break;
+      default: render = () => '';
+    }
+    const w = Number(width || '0');
+    const cut = max === undefined ? undefined : Number(max);
+    parts.push(w === 0 && cut === undefined ? render : (e) => {
+      let s = render(e);
+      if (cut !== undefined && s.length > cut) s = s.slice(s.length - cut);
+      return w < 0 ? s.padEnd(-w) : s.padStart(w);
+    });
+  }
+  return (e) => parts.map((p) => p(e)).join('');
+}
+
+interface Sink {
+  threshold: number;
+  write(entry: Entry, line: string): void;
+  close(): Promise<void>;
+}
+
+interface Writable { write(s: string): unknown; end?(): unknown; flushSync?(): void }
+
+async function openStream(a: LogbackAppender, consoleFile: string | undefined): Promise<Writable> {
+  if (a.kind === 'console') return consoleFile === undefined ? pino.destination({ dest: a.stderr ? 2 : 1, sync: true }) : pino.destination({ dest: consoleFile, mkdir: true, sync: true });
+  if (a.kind === 'file' || a.rolling === undefined || (a.rolling.frequency === undefined && a.rolling.size === undefined)) {
+    return pino.destination({ dest: a.file ?? '', append: a.append, mkdir: true, sync: false });
+  }
+  const { default: roll } = await import('pino-roll');
+  const r = a.rolling;
+  return roll({
+    file: a.file, mkdir: true, ...(r.frequency !== undefined ? { frequency: r.frequency } : {}), ...(r.size !== undefined ? { size: r.size } : {}),
+    ...(r.maxHistory !== undefined && r.maxHistory > 0 ? { limit: { count: r.maxHistory } } : {}),
+  });
+}
+
+async function openSink(a: LogbackAppender, consoleFile: string | undefined): Promise<Sink> {
+  const stream = await openStream(a, consoleFile);
+  const render = a.pattern === undefined ? undefined : compilePattern(a.pattern);
+  return {
+    threshold: a.threshold === undefined ? 0 : PINO_LEVEL[a.threshold],
+    write: (entry, line) => void stream.write(render === undefined ? line : render(entry)),
+    close: () => new Promise<void>((resolve) => {
+      try { stream.flushSync?.(); } catch { /* not open yet */ }
+      if (a.kind === 'console' || stream.end === undefined) return resolve();
+      (stream as unknown as NodeJS.WritableStream).once?.('close', () => resolve());
+      stream.end();
+      setTimeout(resolve, 1000).unref();
+    }),
+  };
+}
+
+/** Levels by component name, the root level, and where each component's lines go. */
+export class LogRouter implements DestinationStream {
+  private rootLevel: number;
+  private readonly levels = new Map<string, number>();
+  private readonly routes = new Map<string, { sinks: Sink[]; additive: boolean }>();
+  private logger: Logger | undefined;
+
+  constructor(private readonly settings: LogbackSettings, private readonly sinks: Map<string, Sink>, fallbackLevel: LogbackLevel) {
+    this.rootLevel = PINO_LEVEL[settings.rootLevel ?? fallbackLevel];
+    for (const l of settings.loggers) {
+      const name = componentOf(l.name);
+      if (l.level !== undefined) this.levels.set(name, PINO_LEVEL[l.level]);
+      this.routes.set(name, { sinks: l.appenders.map((r) => sinks.get(r)).filter((s) => s !== undefined), additive: l.additive });
+    }
+  }
+
+  attach(logger: Logger): void {
+    this.logger = logger;
+    this.syncPinoLevel();
+  }
+
+  /** The lowest level any logger wants: pino must produce those lines for the router to filter. */
+  private syncPinoLevel(): void {
+    if (this.logger === undefined) return;
+    const min = Math.min(this.rootLevel, ...this.levels.values());
+    this.logger.level = min === Infinity ? 'silent' : (pino.levels.labels[min] ?? 'info');
+  }
+
+  setLevel(level: LogbackLevel, logger?: string): void {
+    if (logger === undefined || logger === '' || logger.toUpperCase() === 'ROOT') this.rootLevel = PINO_LEVEL[level];
+    else this.levels.set(componentOf(logger), PINO_LEVEL[level]);
+    this.syncPinoLevel();
+  }
+
+  levelsNow(): { root: string; loggers: Record<string, string> } {
+    const name = (n: number): string => (n === Infinity ? 'OFF' : LEVEL_NAME[n] ?? String(n));
+    return { root: name(this.rootLevel), loggers: Object.fromEntries([...this.levels].map(([k, v]) => [k, name(v)])) };
+  }
+
+  write(line: string): void {
+    let entry: Entry;
+    try { entry = JSON.parse(line) as Entry; } catch { return; }
+    const level = Number(entry.level);
+    const component = typeof entry.component === 'string' ? entry.component : '';
+    if (level < (this.levels.get(component) ?? this.rootLevel)) return;
+    const route = this.routes.get(component);
+    const targets = route !== undefined && !route.additive ? route.sinks : [...this.settings.rootAppenders.map((r) => this.sinks.get(r)), ...(route?.sinks ?? [])];
+    for (const sink of new Set(targets)) if (sink !== undefined && level >= sink.threshold) sink.write(entry, line);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sinks.values()) await s.close();
+  }
+}
+
+/** `svc.transfer`, `svc-r66.transfer` and `transfer` all name the component `transfer`. */
+function componentOf(loggerName: string): string {
+  return loggerName.replace(/^svc(-r66)?\./, '');
+}
+
+/**
+ * Opens every appender the file uses and returns the router pino writes to. `consoleFile`: where
+ * console appenders write when there is no console (service mode).
+ */
+export async function openLogRouter(settings: LogbackSettings, fallbackLevel: LogbackLevel, consoleFile?: string): Promise<LogRouter> {
+  const sinks = new Map<string, Sink>();
+  const used = new Set([...settings.rootAppenders, ...settings.loggers.flatMap((l) => l.appenders)]);
+  for (const a of settings.appenders) if (used.has(a.name)) sinks.set(a.name, await openSink(a, consoleFile));
+  return new LogRouter(settings, sinks, fallbackLevel);
+}

@@ -1,0 +1,5 @@
+// pino-roll ships no types: its default export opens a rolling file stream (SonicBoom).
+declare module 'pino-roll' {
+  const build: (options: Record<string, unknown>) => Promise<{ write(s: string): boolean; end(): void; flushSync(): void }>;
+  export default build;
+}
