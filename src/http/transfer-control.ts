@@ -1,42 +1,34 @@
 /**
- * Stop, cancel and restart of a transfer for both REST generations. With the transfer engine
- * plugged in (`services.transfers`, same contract as TransferEngine) it decides; without it the
- * stored record is changed the way the engine does for a transfer not running on this host
- * (rest-v1.md §12.7), so REST behaves the same before the engine is wired.
+ * The transfer-order service (src/operations) for both REST generations: built once per REST
+ * services object from its store and configuration, with the running engine when the server has
+ * one (`services.transfers`: a running transfer is interrupted by it), else acting on the stored
+ * rows the way the engine does for a transfer not running on this host (rest-v1.md §12.7).
  */
-import { ErrorCode } from '../model/error-code.js';
-import { TaskStep, UpdatedInfo, type TransferKey } from '../model/transfer.js';
-import type { ControlResult, RestServices } from './context.js';
+import { TransferOrders, type OrderResult } from '../operations/index.js';
+import type { TransferKey } from '../model/transfer.js';
+import type { RestServices } from './context.js';
 
-export async function stopOrCancelTransfer(services: RestServices, key: TransferKey, kind: 'stop' | 'cancel'): Promise<ControlResult> {
-  const engine = services.transfers;
-  if (engine !== undefined) return kind === 'stop' ? engine.stop(key) : engine.cancel(key);
-  const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
-  const record = await services.store.runner.get(key);
-  if (record === undefined || record.updatedInfo === UpdatedInfo.DONE || record.globalStep === TaskStep.ALLDONETASK) {
-    return { code: ErrorCode.TransferOk, message: `transfer ${key.specialId} is not known or already finished: nothing done` };
+const cache = new WeakMap<RestServices, TransferOrders>();
+
+/** The order service of these REST services (one per server). */
+export function ordersOf(services: RestServices): TransferOrders {
+  let orders = cache.get(services);
+  if (orders === undefined) {
+    const { config, store } = services;
+    orders = new TransferOrders({
+      store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
+      live: () => services.transfers, now: () => services.now(),
+    });
+    cache.set(services, orders);
   }
-  await services.store.runner.updateState(key, {
-    updatedInfo: UpdatedInfo.INERROR, infoStatus: code, stepStatus: code, globalStep: TaskStep.ERRORTASK, ...(kind === 'cancel' ? { rank: 0 } : {}),
-  });
-  return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} ${kind === 'stop' ? 'stopped' : 'cancelled'}` };
+  return orders;
 }
 
-export async function restartTransfer(services: RestServices, key: TransferKey, at: Date | undefined): Promise<ControlResult> {
-  const engine = services.transfers;
-  if (engine !== undefined) return engine.restart(key, at);
-  const record = await services.store.runner.get(key);
-  if (record === undefined) return { code: ErrorCode.Internal, message: `transfer ${key.specialId} ${key.requester}->${key.requested} is not known` };
-  if (record.globalStep === TaskStep.ALLDONETASK || record.updatedInfo === UpdatedInfo.DONE) {
-    await services.store.runner.updateState(key, { infoStatus: ErrorCode.QueryAlreadyFinished });
-    return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} is already complete` };
-  }
-  // Resume from the last step reached, as the engine does.
-  const step = record.globalLastStep;
-  const status = step === TaskStep.PRETASK ? ErrorCode.InitOk : step === TaskStep.TRANSFERTASK ? ErrorCode.PreProcessingOk
-    : step === TaskStep.POSTTASK ? ErrorCode.TransferOk : ErrorCode.Unknown;
-  await services.store.runner.updateState(key, {
-    globalStep: step, stepStatus: status, infoStatus: status, updatedInfo: UpdatedInfo.TOSUBMIT, start: at ?? services.now(),
-  });
-  return { code: ErrorCode.PreProcessingOk, message: `transfer ${key.specialId} resubmitted` };
+export function stopOrCancelTransfer(services: RestServices, key: TransferKey, kind: 'stop' | 'cancel'): Promise<OrderResult> {
+  const orders = ordersOf(services);
+  return kind === 'stop' ? orders.stop(key) : orders.cancel(key);
+}
+
+export function restartTransfer(services: RestServices, key: TransferKey, at: Date | undefined): Promise<OrderResult> {
+  return ordersOf(services).restart(key, at);
 }

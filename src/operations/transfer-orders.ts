@@ -42,7 +42,8 @@ export interface LiveTransfers {
   stop(ref: TransferRef): Promise<ControlResult>;
   cancel(ref: TransferRef): Promise<ControlResult>;
   restart(ref: TransferRef, at?: Date): Promise<ControlResult>;
-  transfer(req: TransferRequest): Promise<TransferOutcome>;
+  /** Runs a transfer now; absent: "send now" is refused (REST's engine control has no runner). */
+  transfer?(req: TransferRequest): Promise<TransferOutcome>;
 }
 
 export interface TransferOrdersOptions {
@@ -198,7 +199,7 @@ export class TransferOrders {
   /** Send now: the engine runs the transfer to its end (success or error); no engine: refused. */
   async sendNow(order: TransferOrder): Promise<TransferOutcome> {
     const live = this.live;
-    if (live === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
+    if (live?.transfer === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
     const host = await this.partnerHost(order.partner);
     const rule = await this.ruleFor(order.rule, host, this.ownIdFor(host));
     if (isSendMode(rule.mode)) await resolveOrderFile(rule, this.opts.directories, order.file);

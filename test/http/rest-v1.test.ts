@@ -175,7 +175,9 @@ describe.each(testDialects())('REST v1 actions on $name', (dbc) => {
     const idText = /"specialId":(-?\d+)/.exec(made.text)![1]!;
     const key = { specialId: BigInt(idText), requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' };
     const stored = (await h.store.runner.get(key))!;
-    expect(stored).toMatchObject({ updatedInfo: 3, mode: 3, retrieveMode: true, fileInfo: 'nightly batch' });
+    expect(stored).toMatchObject({ updatedInfo: 3, mode: 3, retrieveMode: true });
+    // The one order service appends the follow id as the CLI does (issue 20: same order, same row).
+    expect(stored.fileInfo).toBe(`nightly batch {"follow":${idText}}`);
     expect(stored.start.getTime()).toBeGreaterThan(Date.now() + 50_000);
     expect((await call('POST', '/control', { body: JSON.stringify({ ...create, rulename: 'nope' }) })).json()).toMatchObject({ code: 406 });
     const info = { '@class': cls('InformationJsonPacket'), idRequest: true, id: idText, rulename: 'hostb', to: false };

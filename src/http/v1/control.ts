@@ -5,11 +5,12 @@
  */
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
-import { isMd5Mode, isSendMode, ruleAllowsHost, withMd5 } from '../../model/rule.js';
-import { ILLEGAL_SPECIAL_ID, TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
+import { isMd5Mode } from '../../model/rule.js';
+import { ILLEGAL_SPECIAL_ID, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import type { JsonCommand, JsonCommandOf } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
-import { restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
+import { ordersOf, restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
+import { asOrderError } from '../../operations/index.js';
 import { isSelf, type ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
 import { transferInformation } from './info.js';
@@ -56,33 +57,29 @@ async function create(ctx: RestListenerContext, p: JsonCommandOf<'TransferReques
   const command = 'CreateTransfer';
   const refuse = (detail: string): ActionResult => ({ code: 406, command, model, results: [packetJson(p)], detail });
   const { services } = ctx;
-  const { config, store } = services;
+  const { store } = services;
   const rule = p.rulename ? await store.rules.get(p.rulename) : undefined;
   if (rule === undefined) return refuse(`rule ${p.rulename ?? ''} not found`);
   const remote = p.requested ? await store.hosts.get(p.requested) : undefined;
   if (remote === undefined) return refuse(`host ${p.requested ?? ''} is not known`);
   if (!p.filename) return refuse('filename is required');
-  const requester = remote.isSsl && config.sslHostId !== undefined ? config.sslHostId : config.hostId;
-  if (!ruleAllowsHost(rule, remote.hostId)) return refuse(`host ${remote.hostId} may not use rule ${rule.idRule}`);
   const start = startOf(ctx, p);
-  let record: TransferRecord | undefined;
-  if (p.specialId !== 0n && p.specialId !== ILLEGAL_SPECIAL_ID) {
-    // A non-zero id re-validates an existing transfer of ours with that partner.
-    const key = { specialId: p.specialId, requester, requested: remote.hostId, ownerReq: config.hostId };
-    record = await store.runner.get(key);
-    if (record === undefined) return refuse(`transfer ${p.specialId} not found`);
-    await store.runner.updateState(key, { updatedInfo: UpdatedInfo.TOSUBMIT, start });
-  } else {
-    const mode = isMd5Mode(p.mode) ? withMd5(rule.mode) : rule.mode;
-    record = {
-      specialId: await store.nextTransferId(), requester, requested: remote.hostId, ownerReq: config.hostId,
-      globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0,
-      blockSize: p.blocksize > 0 ? p.blocksize : config.limits.blockSize, mode, updatedInfo: UpdatedInfo.TOSUBMIT,
-      stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown, retrieveMode: isSendMode(mode), isMoved: false, start, stop: start,
-      idRule: rule.idRule, filename: p.filename, originalName: p.filename, fileInfo: p.fileInformation, transferInfo: '{}',
-    };
-    // A TOSUBMIT row of this owner is what the scheduler starts (database.md §9.1).
-    await store.runner.insert(record);
+  const orders = ordersOf(services);
+  let record: TransferRecord;
+  try {
+    if (p.specialId !== 0n && p.specialId !== ILLEGAL_SPECIAL_ID) {
+      // A non-zero id resubmits an existing transfer of ours with that partner from its restart point.
+      record = await orders.resubmit(await orders.keyFor(remote.hostId, p.specialId), start);
+    } else {
+      record = await orders.submit({
+        partner: remote.hostId, rule: rule.idRule, file: p.filename, md5: isMd5Mode(p.mode), start, fileInfo: p.fileInformation,
+        ...(p.blocksize > 0 ? { blockSize: p.blocksize } : {}),
+      });
+    }
+  } catch (err) {
+    const e = asOrderError(err);
+    if (e.code === ErrorCode.FileNotAllowed) return { code: 403, httpStatus: 403, command, model, results: [packetJson(p)], detail: e.message };
+    return refuse(e.message);
   }
   const answer = { ...p, blocksize: record.blockSize, rank: record.rank, specialId: record.specialId, validate: 1, originalSize: -1n };
   return { code: 200, command, model, results: [packetJson(answer)], detail: `transfer ${record.specialId} to ${remote.hostId} submitted` };

@@ -1,12 +1,12 @@
 /** `/v2/transfers` (rest-v2.md §10.1-10.6): list, add, read, stop, cancel, restart, delete. */
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
-import { ErrorCode } from '../../model/error-code.js';
-import { isSendMode, ruleAllowsHost } from '../../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { parseIsoDate } from '../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
+import { asOrderError } from '../../operations/index.js';
+import { ordersOf, restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
 import { TRANSFER_STATUS, transferToJson } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -129,26 +129,32 @@ async function add(req: V2Request) {
     else start = d;
   }
   errors.throwIfAny();
-  const rule = await services.store.rules.get(b.ruleName!);
-  if (rule === undefined) throw V2BadRequest.of(V2Code.UnknownRule, b.ruleName!);
-  const host = await services.store.hosts.get(b.requested!);
-  if (host === undefined) throw V2BadRequest.of(V2Code.UnknownHost, b.requested!);
-  const requester = host.isSsl && services.config.sslHostId !== undefined ? services.config.sslHostId : services.config.hostId;
-  if (!ruleAllowsHost(rule, host.hostId) || !ruleAllowsHost(rule, requester)) throw V2BadRequest.of(V2Code.RuleNotAllowed, host.hostId, rule.idRule);
-  const record: TransferRecord = {
-    specialId: await services.store.nextTransferId(),
-    requester, requested: host.hostId, ownerReq: services.config.hostId,
-    globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0,
-    blockSize: b.blockSize ?? services.config.limits.blockSize, mode: rule.mode, updatedInfo: UpdatedInfo.TOSUBMIT,
-    stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown,
-    // The requester sends in send modes (defect V16: the original inverts this for v2 adds).
-    retrieveMode: isSendMode(rule.mode), isMoved: false, start, stop: start,
-    idRule: rule.idRule, filename: b.filename!, originalName: b.filename!, fileInfo: b.fileInfo ?? '', transferInfo: b.transferInfo ?? '{}',
-  };
-  // A TOSUBMIT row of this owner is what the scheduler starts (database.md §9.1).
-  await services.store.runner.insert(record);
+  let record: TransferRecord;
+  try {
+    // The one order service: same row as the CLI and v1 (follow id, size), file policy applied.
+    record = await ordersOf(services).submit({
+      partner: b.requested!, rule: b.ruleName!, file: b.filename!, start,
+      ...(b.blockSize !== undefined ? { blockSize: b.blockSize } : {}), ...(b.fileInfo !== undefined ? { fileInfo: b.fileInfo } : {}),
+      ...(b.transferInfo !== undefined ? { transferInfo: b.transferInfo } : {}),
+    });
+  } catch (err) {
+    throw v2Refusal(err, b.ruleName!, b.requested!);
+  }
   const uri = `/v2/transfers/${record.specialId}_${encodeURIComponent(record.requested)}`;
   return json(201, transferToJson(record), { 'transfer-uri': uri, transferURI: uri });
+}
+
+/** An order's refusal as v2 answers it: its error list for unknown names, 403 for a file outside. */
+function v2Refusal(err: unknown, rule: string, partner: string): Error {
+  const e = asOrderError(err);
+  switch (e.details.reason) {
+    case 'unknownRule': return V2BadRequest.of(V2Code.UnknownRule, rule);
+    case 'unknownPartner': return V2BadRequest.of(V2Code.UnknownHost, partner);
+    case 'ruleNotAllowed': return V2BadRequest.of(V2Code.RuleNotAllowed, partner, rule);
+    default:
+      // The message names only what the request gave (never a resolved server path).
+      return e.httpStatus === 500 ? e : new V2Status(e.httpStatus, {}, `${e.code.name}: ${e.message}`);
+  }
 }
 
 /**
@@ -157,25 +163,19 @@ async function add(req: V2Request) {
  * map (follow id, the scheduler's retry count, RESCHEDULE counters); see docs/compatibility.md.
  */
 async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
-  const { services } = req.ctx;
-  const control = services.transfers;
-  if (control !== undefined && control.isRunning(record)) {
-    await (kind === 'stop' ? control.stop(record) : control.cancel(record));
-  } else {
-    const code = kind === 'stop' ? ErrorCode.StoppedTransfer : ErrorCode.CanceledTransfer;
-    await services.store.runner.updateState(record, { updatedInfo: UpdatedInfo.INERROR, infoStatus: code });
-  }
-  return (await services.store.runner.get(record)) ?? record;
+  const result = await stopOrCancelTransfer(req.ctx.services, record, kind);
+  return result.record ?? record;
 }
 
 async function stopOrCancel(req: V2Request, kind: 'stop' | 'cancel') {
   return json(200, transferToJson(await interrupt(req, await findTransfer(req), kind)));
 }
 
+/** Restart (§10.6): a running transfer is stopped first, then the row goes back to its restart point. */
 async function restart(req: V2Request) {
   const stopped = await interrupt(req, await findTransfer(req), 'stop');
-  await req.ctx.services.store.runner.updateState(stopped, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: stopped.globalLastStep });
-  return json(200, transferToJson((await req.ctx.services.store.runner.get(stopped)) ?? stopped));
+  const result = await restartTransfer(req.ctx.services, stopped, undefined);
+  return json(200, transferToJson(result.record ?? stopped));
 }
 
 async function remove(req: V2Request) {
