@@ -38,7 +38,7 @@ export interface EngineCore {
   ownerId: string;
   nextTransferId(): Promise<bigint>;
   rankSaveBlocks: number;
-  /** Large new work files written with O_DIRECT (direct-writer.ts). */
+  /** Large new work files written with O_DIRECT (file/direct-writer.ts). */
   directWrites: boolean;
   /** Hooks lent to tasks, built per session (TRANSFER, RESCHEDULE need the current record). */
   hooksFor(record: TransferRecord): EngineHooks;

@@ -18,7 +18,7 @@ import { modeOf, newTransferRecord } from '../operations/new-record.js';
 import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
 import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
 import { isFinished, transition } from './state.js';
-import { directWritesFrom } from './direct-writer.js';
+import { directWritesFrom } from './file/direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';

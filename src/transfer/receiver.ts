@@ -16,7 +16,7 @@ import {
 } from '../protocol/index.js';
 import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
-import { wantsDirectWrites } from './direct-writer.js';
+import { wantsDirectWrites } from './file/direct-writer.js';
 import { LocalFile } from './file/local-file.js';
 import type { TransferStorage } from './file/storage.js';
 import { StreamSink } from './file/stream-file.js';
@@ -139,7 +139,7 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (sink && held) await held.close();
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
-  // A new work file of DIRECT_MIN_BYTES or more is written around the page cache (direct-writer.ts);
+  // A new work file of DIRECT_MIN_BYTES or more is written around the page cache (file/direct-writer.ts);
   // one created with O_DSYNC (a small one) needs no sync after its writes (startWorkFile()).
   const storage: TransferStorage = sink ?? await LocalFile.forReceiving(s.file as string, held, {
     direct: s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize),

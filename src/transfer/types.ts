@@ -47,7 +47,7 @@ export interface TransferEngineOptions {
   ownerId?: string;
   /** Most blocks between two saves of RANK (default 1024); RANK is also saved every second. */
   rankSaveBlocks?: number;
-  /** Large received files written around the page cache (direct-writer.ts); default `SVC_R66_DIRECT_WRITES`, on. */
+  /** Large received files written around the page cache (file/direct-writer.ts); default `SVC_R66_DIRECT_WRITES`, on. */
   directWrites?: boolean;
   /** Retries of a transfer whose connection failed (synchronous submissions; default 0). */
   connectRetries?: number;

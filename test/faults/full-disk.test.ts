@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { UpdatedInfo } from '../../src/model/transfer.js';
-import { directWriteCounters } from '../../src/transfer/direct-writer.js';
+import { directWriteCounters } from '../../src/transfer/file/direct-writer.js';
 import { addRules, closeHosts, makeHostPair, patternBytes, receivedContent, resumeWithScheduler, rule, type TestHost } from '../helpers/hosts.js';
 
 const MiB = 1 << 20;

@@ -15,7 +15,7 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { EnvSettingError } from '../../src/config/env-flag.js';
-import { DIRECT_MIN_BYTES, DirectWriter, directWriteCounters, directWritesFrom, wantsDirectWrites } from '../../src/transfer/direct-writer.js';
+import { DIRECT_MIN_BYTES, DirectWriter, directWriteCounters, directWritesFrom, wantsDirectWrites } from '../../src/transfer/file/direct-writer.js';
 import { waitFor } from '../helpers/wait.js';
 import { addRules, closeHosts, makeHostPair, patternBytes, receivedContent, resumeWithScheduler, rule, sha256PairForBlock, type TestHost } from './harness.js';
 

@@ -1,14 +1,14 @@
 /**
  * A transfer's file on this host's file system (storage.ts): positional reads and writes through a
  * file handle, with the receiver's two write modes that avoid work on the data path:
- * - direct writes (../direct-writer.ts): a new work file of DIRECT_MIN_BYTES or more is written
+ * - direct writes (direct-writer.ts): a new work file of DIRECT_MIN_BYTES or more is written
  *   around the page cache through a second, O_DIRECT handle; this one still syncs, truncates and
  *   closes it, and writes what the direct handle declines;
  * - synced writes: a small new work file is created with O_DSYNC (placement.ts createWorkFile), so
  *   each write is its own sync and sync() has nothing left to do.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { DirectWriter } from '../direct-writer.js';
+import { DirectWriter } from './direct-writer.js';
 import type { TransferStorage } from './storage.js';
 
 export class LocalFile implements TransferStorage {

@@ -25,7 +25,7 @@
  */
 import { constants as fsConstants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { envFlag } from '../config/env-flag.js';
+import { envFlag } from '../../config/env-flag.js';
 
 /** Alignment of offsets, lengths and buffers: 4096 covers 512- and 4096-byte logical blocks. */
 export const DIRECT_ALIGN = 4096;
