@@ -2,9 +2,11 @@
  * A SQLite database whose files change under the running process (issue 21 item 5): its `-shm`
  * truncated by another process (which, without the guard, killed the process with SIGBUS at the next
  * statement), its file deleted or replaced. Every later statement fails with one clear StoreError,
- * the process lives on, and the connection still closes.
+ * the process lives on, and the connection still closes. A full file system (root only: a small
+ * tmpfs) fails the writes with SQLite's error and the database works again once there is room.
  */
-import { mkdtempSync, rmSync, truncateSync, renameSync, copyFileSync, unlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, renameSync, copyFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
@@ -64,5 +66,42 @@ describe('a SQLite database whose files change under the process', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(((await read()) as { rows: Array<{ n: bigint }> }).rows[0]?.n).toBe(205n);
+  });
+});
+
+const isRoot = process.getuid?.() === 0;
+if (!isRoot) console.log('test/faults/database-files.test.ts: the full-disk case is skipped (mounting a tmpfs needs root; CI runs as root)');
+
+describe.skipIf(!isRoot)('a SQLite database on a full file system', () => {
+  it('writes fail with a clear error while it is full, the connection lives on and works again after', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-db-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]);
+    const file = join(dir, 'full.sqlite');
+    const db = (await connect({ dialect: 'sqlite', filename: file, displayUrl: file, warnings: [] })).db as Db;
+    try {
+      await sql`create table t (id integer primary key, v blob)`.execute(db);
+      await sql`insert into t (v) values (${Buffer.alloc(1000)})`.execute(db);
+      const filler = join(dir, 'filler');
+      writeFileSync(filler, Buffer.alloc(0));
+      // Fill the file system but a few KiB.
+      try {
+        for (;;) writeFileSync(filler, Buffer.alloc(256 << 10), { flag: 'a' });
+      } catch {
+        // ENOSPC: full.
+      }
+      let failure: unknown;
+      for (let i = 0; i < 200 && failure === undefined; i++) {
+        await sql`insert into t (v) values (${Buffer.alloc(8000)})`.execute(db).catch((e: unknown) => (failure = e));
+      }
+      expect(String((failure as Error)?.message)).toMatch(/database or disk is full/);
+      unlinkSync(filler);
+      await sql`insert into t (v) values (${Buffer.alloc(1000)})`.execute(db);
+      const n = ((await sql`select count(*) as n from t`.execute(db)) as { rows: Array<{ n: bigint }> }).rows[0]?.n;
+      expect(n).toBeGreaterThan(1n);
+    } finally {
+      await db.destroy();
+      execFileSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
