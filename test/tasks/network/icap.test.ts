@@ -229,6 +229,18 @@ describe('ICAP network failures', () => {
     expect(t.message).toContain('timeout');
   });
 
+  it('-logger keeps the lines of its level and above; an unknown level is reported and ignored', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    await icapScan(parseIcapOptions(['-file', 'EICARTEST', '-to', '127.0.0.1', '-port', String(port), '-service', 'avscan', '-logger', 'ERROR']), (l, m) => lines.push(`${l} ${m}`));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l) => l.startsWith('error '))).toBe(true);
+    const all: string[] = [];
+    await icapScan(parseIcapOptions(['-file', 'EICARTEST', '-to', '127.0.0.1', '-port', String(port), '-service', 'avscan', '-logger', 'chatty']), (l, m) => all.push(`${l} ${m}`));
+    expect(all.some((l) => l.startsWith('warn -logger CHATTY is not a level'))).toBe(true);
+    expect(all.some((l) => l.startsWith('info scanning'))).toBe(true);
+  });
+
   it('an OPTIONS answer without Preview, a bad status line and a header above -receiveSize are protocol errors (2)', async () => {
     const scan = async (answer: string, extra: string[] = []): Promise<number> =>
       (await icapScan(parseIcapOptions(['-file', 'EICARTEST', '-to', '127.0.0.1', '-port', String(await answering(answer)), '-service', 'avscan', ...extra]), quiet)).status;
