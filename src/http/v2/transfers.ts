@@ -187,7 +187,7 @@ async function remove(req: V2Request) {
 
 const idPath = '/v2/transfers/{id}';
 const fn = 'DbTaskRunner' as const;
-const notFound = { 404: { description: 'no such transfer (status only)' } };
+const notFound = { 404: { description: 'no such transfer, or an id not of the form <id>_<requested>: a text/plain line saying which' } };
 
 export const transferOperations: V2Operation[] = [
   { method: 'GET', path: '/v2/transfers', fn, role: Role.READONLY, consumes: 'application/x-www-form-urlencoded', summary: 'List transfers',
