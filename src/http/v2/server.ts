@@ -7,6 +7,7 @@ import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
 import { TRANSFER_STATUS } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
+import { logLevels, setLogLevel } from '../../server/logger.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { parseQuery, qBool, qEnum, qLong, qText } from './validate.js';
 
@@ -153,6 +154,19 @@ async function configImport(req: V2Request) {
   return json(200, Object.fromEntries(Object.keys(result).map((item) => [IMPORT_KEYS[item as ConfigItem][2], 'true'])));
 }
 
+const logLevelQuery = z.object({
+  level: qText.describe('TRACE, DEBUG, INFO, WARN, ERROR or OFF'), logger: qText.describe('a logger (component) of the logback file; default the root'),
+});
+
+async function changeLogLevel(req: V2Request) {
+  const { level = '', logger } = req.query;
+  try {
+    return json(200, setLogLevel(level, logger));
+  } catch {
+    throw V2BadRequest.of(V2Code.IllegalParameterValue, `'${level}'`, 'level');
+  }
+}
+
 const form = 'application/x-www-form-urlencoded' as const;
 const command = (path: string, summary: string, restart: boolean | null): V2Operation => ({
   method: 'PUT', path, fn: 'Server', role: Role.FULLADMIN, consumes: '*/*', summary, responses: { 204: { description: 'done' } },
@@ -172,4 +186,9 @@ export const serverOperations: V2Operation[] = [
     query: exportQuery, responses: { 200: { description: 'paths of the files written' }, 404: { description: 'no host configuration' } }, handler: configExport },
   { method: 'PUT', path: '/v2/server/config', fn: 'Config', role: Role.CONFIGADMIN, consumes: form, summary: 'Import the configuration',
     query: importQuery, responses: { 200: { description: 'items imported' } }, handler: configImport },
+  // svc extension (docs/logging.md): the log levels in force, changed without a restart.
+  { method: 'GET', path: '/v2/server/loglevel', fn: 'Log', role: Role.LOGCONTROL, consumes: '*/*', summary: 'Log levels in force (root and per logger)',
+    responses: { 200: { description: '{root, loggers}' } }, handler: async () => json(200, logLevels()) },
+  { method: 'PUT', path: '/v2/server/loglevel', fn: 'Log', role: Role.LOGCONTROL, consumes: '*/*', summary: 'Change a log level at run time',
+    query: logLevelQuery, responses: { 200: { description: '{root, loggers} after the change' } }, handler: changeLogLevel },
 ];
