@@ -4,6 +4,7 @@
 // depends on the dialect.
 import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { ADMIN, basic, startHarness, type Harness, type HarnessOptions } from './harness.js';
@@ -81,6 +82,24 @@ describe('REST limits', () => {
     const r = await call(h, 'POST', '/v2/transfers', { auth: ADMIN, body: '{"ruleName":"r","filename":"f","requested":"hostb","blockSize":[1,2],"start":{"at":3}}' });
     expect(r.status).toBe(400);
     expect(r.text).toMatch(/blockSize/);
+  });
+
+  it('drops connections beyond maxconnections at accept, counted in the log', async () => {
+    const h = await start({ security: { maxConnections: 2 } });
+    const port = Number(new URL(h.base).port);
+    const open = (): Promise<Socket> => new Promise((resolve) => {
+      const s = connect({ host: '127.0.0.1', port }, () => resolve(s));
+      s.on('error', () => undefined);
+    });
+    const held = [await open(), await open()];
+    const third = await open();
+    await new Promise((resolve) => third.once('close', resolve));
+    expect(h.logLines.join('\n')).toMatch(/REST connection refused \(maxconnections 2 reached\)/);
+    for (const s of held) s.destroy();
+    const until = Date.now() + 5000;
+    let status = 0;
+    while (Date.now() < until && (status = await call(h, 'GET', '/v2/hosts', { auth: ADMIN }).then((r) => r.status, () => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
+    expect(status).toBe(200);
   });
 
   it('shows stored passwords only to callers with the HOST role', async () => {
