@@ -8,13 +8,13 @@
  * logback files; ...).
  */
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ClientConfig, ServerConfig } from './types.js';
 
 /** What an entry looks at: the loaded configuration and the logback file beside it, if any. */
 export interface SettingContext<C> {
   config: C;
-  /** `<conf>/logback-<role>.xml` when that file exists. */
+  /** `logback-<role>.xml` beside the configuration file or in `<conf>`, when it exists. */
   logbackFile: string | undefined;
 }
 
@@ -69,9 +69,16 @@ export const IGNORED_CLIENT_SETTINGS: ReadonlyArray<IgnoredSetting<ClientConfig>
   },
 ];
 
-async function logbackFileIn(confDir: string, role: 'server' | 'client'): Promise<string | undefined> {
-  const file = join(confDir, `logback-${role}.xml`);
-  return stat(file).then((s) => (s.isFile() ? file : undefined), () => undefined);
+/**
+ * The logback file of an instance: beside server.xml / client.xml (CONFDIR, where the original's
+ * scripts look, cli.md §1.1), else in the serverhome's conf directory.
+ */
+async function logbackFileOf(config: { file: string; directories: { conf: string } }, role: 'server' | 'client'): Promise<string | undefined> {
+  for (const dir of [dirname(config.file), config.directories.conf]) {
+    const file = join(dir, `logback-${role}.xml`);
+    if (await stat(file).then((s) => s.isFile(), () => false)) return file;
+  }
+  return undefined;
 }
 
 // No file name in the text: the start-up log line carries the configuration file, and a rewritten
@@ -87,12 +94,12 @@ function messages<C>(list: ReadonlyArray<IgnoredSetting<C>>, ctx: SettingContext
 
 /** One warning per server setting in use that this version ignores. */
 export async function ignoredServerSettings(config: ServerConfig): Promise<string[]> {
-  const logbackFile = await logbackFileIn(config.directories.conf, 'server');
+  const logbackFile = await logbackFileOf(config, 'server');
   return messages(IGNORED_SERVER_SETTINGS, { config, logbackFile });
 }
 
 /** One warning per client setting in use that this version ignores. */
 export async function ignoredClientSettings(config: ClientConfig): Promise<string[]> {
-  const logbackFile = await logbackFileIn(config.directories.conf, 'client');
+  const logbackFile = await logbackFileOf(config, 'client');
   return messages(IGNORED_CLIENT_SETTINGS, { config, logbackFile });
 }

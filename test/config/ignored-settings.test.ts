@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadServerConfig } from '../../src/config/index.js';
+import { loadClientConfig, loadServerConfig } from '../../src/config/index.js';
 import { IGNORED_SERVER_SETTINGS } from '../../src/config/ignored-settings.js';
 import { makeInstance, type Instance } from './instance.js';
 
@@ -27,6 +27,13 @@ describe('ignored settings', () => {
     // The server applies its logback file (src/monitor/logging.ts).
     expect(named('logback-server.xml')).toHaveLength(0);
     expect(named('limit/usethrift')).toHaveLength(0);
+  });
+
+  it('finds the client logback file beside client.xml (CONFDIR), where the original looks', async () => {
+    const file = await inst.sample('client.xml');
+    await writeFile(join(inst.dir, 'logback-client.xml'), '<configuration/>');
+    const { warnings } = await loadClientConfig(file);
+    expect(warnings.filter((w) => w.includes('<logback-client.xml>'))[0]).toContain(join(inst.dir, 'logback-client.xml'));
   });
 
   it('says nothing for a setting not in use', async () => {
