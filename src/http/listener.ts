@@ -21,10 +21,8 @@ export class RestListener {
   async start(): Promise<void> {
     const { rest } = this;
     const services = this.services();
-    if ((rest.signature || rest.authenticated) && rest.sigKey === undefined) {
-      // As the original: without a key, Basic authentication only (item 7 of issue 21).
-      services.log.warn({ port: rest.port }, 'no restsigkey: REST accepts Basic authentication only; HMAC, signed requests and REST v1 are refused with a message saying so');
-    }
+    // Without a restsigkey: Basic authentication only, as the original (issue 21 item 7); the
+    // configuration loader already warned about it at start.
     if (rest.authenticated && !rest.signature) {
       // rest-v1.md §4.2 security note: v1 then verifies no secret (the password only enters the signature).
       services.log.warn({ port: rest.port }, 'restsignature false: REST v1 identifies a user by X-Auth-User alone (no password is checked); set restsignature to true, or disable the v1 handlers you do not need');
