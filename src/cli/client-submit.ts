@@ -3,14 +3,15 @@
  * RUNNER row with UPDATEDINFO = 3 goes into the database shared with the server, whose scheduler
  * starts it at STARTTRANS (database.md §9.1). `-id` resets an existing row for restart instead.
  */
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import type { Host } from '../model/host.js';
-import { isSendMode, withMd5, type Rule } from '../model/rule.js';
-import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { ErrorCode } from '../model/error-code.js';
+import { isSendMode, type Rule } from '../model/rule.js';
+import { TransferError } from '../model/transfer-error.js';
+import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { GuidGenerator, StoreError } from '../store/index.js';
+import { asOrderError, TransferOrders, type TransferOrder } from '../operations/index.js';
+import { StoreError } from '../store/index.js';
 import { UsageError } from './cli-error.js';
-import { expandLocalFiles, expandRemote, localSendPath, localSize, unescapeWildcards, withFollow, type LocalFile } from './client-files.js';
+import { expandLocalFiles, expandRemote, unescapeWildcards, type LocalFile } from './client-files.js';
 import { argsField, printResult, resultObject, ResultFields, statusWord, type OutputFormat, type ResultStatus } from './client-output.js';
 import { addRecordFields } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
@@ -24,110 +25,39 @@ import { ASEND_EXIT, exitCodeOf, MASEND_EXIT } from './exit-codes.js';
  */
 export const SUBMIT_BATCH = 100;
 
-/** A submission that could not be made, with the code whose ordinal is the exit code. */
-class SubmitError extends Error {
-  constructor(message: string, readonly code: ErrorCodeInfo) {
-    super(message);
-  }
-}
+/** A submission that could not be made: the typed error, whose code gives the exit code. */
+type SubmitError = TransferError;
 
-const guid = new GuidGenerator();
-
-export interface Submission {
-  partner: string;
-  rule: Rule;
-  file: string;
-  /** The file's size when already known (read by the wildcard expansion). */
-  size?: number;
-  args: TransferArgs;
-}
-
-/** The new RUNNER row of database.md §9.1. */
-export async function submittedRecord(session: ClientSession, s: Submission): Promise<TransferRecord> {
-  const partner = await session.partner(s.partner);
-  if (partner === undefined) throw unknownPartner(s.partner);
-  return { ...(await newRecord(session, partner, s)), specialId: await session.store.nextTransferId() };
-}
-
-function unknownPartner(partnerId: string): SubmitError {
-  return new SubmitError(`partner ${partnerId} is not known`, ErrorCode.NotKnownHost);
-}
-
-/** The row of {@link submittedRecord} for a known partner, without its id yet. */
-async function newRecord(session: ClientSession, partner: Host, s: Submission): Promise<Omit<TransferRecord, 'specialId'>> {
+/** The one order service over this client's database (no engine: rows for the server's scheduler). */
+function ordersOf(session: ClientSession): TransferOrders {
   const { config } = session;
-  const mode = s.args.md5 ? withMd5(s.rule.mode) : s.rule.mode;
-  const sending = isSendMode(mode);
-  const size = !sending ? -1 : s.size ?? await localSize(localSendPath(config.directories, s.rule, s.file));
-  const followId = guid.next();
-  const fileInfo = withFollow(s.args.info, followId, s.args.noFollow);
-  const now = new Date();
+  return new TransferOrders({
+    store: session.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
+    partner: (id) => session.partner(id),
+  });
+}
+
+/** The order of one file of these arguments. */
+function orderOf(partner: string, rule: Rule, file: LocalFile, args: TransferArgs): TransferOrder {
   return {
-    ownerReq: config.hostId,
-    requester: session.ownIdFor(partner),
-    requested: partner.hostId,
-    globalStep: TaskStep.NOTASK,
-    globalLastStep: TaskStep.NOTASK,
-    step: -1,
-    rank: 0,
-    blockSize: s.args.blockSize ?? config.limits.blockSize,
-    mode,
-    updatedInfo: UpdatedInfo.TOSUBMIT,
-    stepStatus: ErrorCode.Unknown,
-    infoStatus: ErrorCode.Unknown,
-    retrieveMode: sending,
-    isMoved: false,
-    start: s.args.start ?? now,
-    stop: now,
-    idRule: s.rule.idRule,
-    filename: s.file,
-    originalName: s.file,
-    fileInfo,
-    // The follow id appended to FILEINFO is also part of the technical map (database.md §4.4).
-    transferInfo: fileInfo === s.args.info ? `{"ORIGINALSIZE":${size}}` : `{"ORIGINALSIZE":${size},"follow":${followId}}`,
+    partner, rule: rule.idRule, file: file.path, md5: args.md5, fileInfo: args.info, noFollow: args.noFollow,
+    ...(file.size !== undefined ? { size: file.size } : {}), ...(args.blockSize !== undefined ? { blockSize: args.blockSize } : {}),
+    ...(args.start !== undefined ? { start: args.start } : {}),
   };
 }
 
-/** The reset of database.md §6.1 "Restart (reset)" for a resubmission. */
-export function resetForResubmit(r: TransferRecord, gapRestart: number, start: Date | undefined): TransferRecord {
-  if (r.updatedInfo === UpdatedInfo.RUNNING) throw new SubmitError(`transfer ${r.specialId} is running`, ErrorCode.QueryStillRunning);
-  if (r.globalLastStep === TaskStep.ALLDONETASK || r.updatedInfo === UpdatedInfo.DONE) {
-    throw new SubmitError(`transfer ${r.specialId} is already finished`, ErrorCode.QueryAlreadyFinished);
-  }
-  const step = r.globalLastStep;
-  const [globalStep, code] =
-    step === TaskStep.PRETASK ? [TaskStep.PRETASK, ErrorCode.InitOk]
-      : step === TaskStep.TRANSFERTASK ? [TaskStep.TRANSFERTASK, ErrorCode.PreProcessingOk]
-        : step === TaskStep.POSTTASK ? [TaskStep.POSTTASK, ErrorCode.TransferOk]
-          : [TaskStep.NOTASK, ErrorCode.Unknown];
-  // A receiver restarts a little before its rank: the last blocks may not have reached the disk.
-  const rank = globalStep === TaskStep.TRANSFERTASK && !r.retrieveMode ? Math.max(0, r.rank - gapRestart) : r.rank;
-  return { ...r, globalStep, globalLastStep: globalStep, rank, stepStatus: code, infoStatus: code, updatedInfo: UpdatedInfo.TOSUBMIT, start: start ?? new Date(), stop: new Date() };
+/** A store failure as the submission failure it is for the user; a refusal unchanged. */
+function asSubmitError(err: unknown): SubmitError {
+  if (err instanceof StoreError) return new TransferError(ErrorCode.Internal, `cannot record the transfer: ${err.message}`, { cause: err });
+  return asOrderError(err);
 }
 
-async function resubmit(session: ClientSession, partnerId: string, id: bigint, args: TransferArgs): Promise<TransferRecord> {
-  const partner = await session.partner(partnerId);
-  if (partner === undefined) throw new SubmitError(`partner ${partnerId} is not known`, ErrorCode.NotKnownHost);
-  const key = { specialId: id, ownerReq: session.config.hostId, requester: session.ownIdFor(partner), requested: partner.hostId };
-  const row = await session.store.runner.get(key);
-  if (row === undefined) throw new SubmitError(`transfer ${id} with ${partner.hostId} is not in the local database`, ErrorCode.Internal);
-  const reset = resetForResubmit(row, session.config.limits.gapRestart, args.start);
-  await session.store.runner.update(reset);
-  return reset;
-}
-
-/** A StoreError as the submission failure it is for the user; anything else unchanged. */
-function asSubmitError(err: unknown): unknown {
-  return err instanceof StoreError ? new SubmitError(`cannot record the transfer: ${err.message}`, ErrorCode.Internal) : err;
-}
-
-/** One submission (new row or restart); the record, or the error code of the failure. */
-async function submitOne(session: ClientSession, s: Submission | { partner: string; id: bigint; args: TransferArgs }): Promise<TransferRecord> {
+/** One submission (new row, or the reset of `-id` for a restart); the record, or the error of the failure. */
+async function submitOne(session: ClientSession, s: { partner: string; rule: Rule; file: string; args: TransferArgs } | { partner: string; id: bigint; args: TransferArgs }): Promise<TransferRecord> {
+  const orders = ordersOf(session);
   try {
-    if ('id' in s) return await resubmit(session, s.partner, s.id, s.args);
-    const record = await submittedRecord(session, s);
-    await session.store.runner.insert(record);
-    return record;
+    if ('id' in s) return await orders.resubmit(await orders.keyFor(s.partner, s.id), s.args.start);
+    return await orders.submit(orderOf(s.partner, s.rule, { path: s.file }, s.args));
   } catch (err) {
     throw asSubmitError(err);
   }
@@ -137,54 +67,14 @@ async function submitOne(session: ClientSession, s: Submission | { partner: stri
 type Outcome = { record: TransferRecord } | { error: SubmitError };
 
 /**
- * New rows for `files` (at most {@link SUBMIT_BATCH}) to one partner, with the outcome per file that
- * {@link submitOne} would give one by one: the partner looked up once, then the ids and the rows in
- * one transaction (one statement for the ids, one for the rows). When that transaction fails, the
- * rows are written one by one, each with its own id, so only the files whose row cannot be written
- * fail. Errors other than the store's end the command, as they do for one file.
+ * New rows for `files` (at most {@link SUBMIT_BATCH}) to one partner through the order service's
+ * batch (the ids in one statement and the rows in one transaction; when that fails, one by one so
+ * only the files whose row cannot be written fail), with the outcome per file.
  */
 async function submitBatch(session: ClientSession, partnerId: string, rule: Rule, files: readonly LocalFile[], args: TransferArgs,
   onOutcome: (o: Outcome) => void): Promise<void> {
-  const rows: Array<Omit<TransferRecord, 'specialId'>> = [];
-  try {
-    const partner = await session.partner(partnerId);
-    if (partner === undefined) {
-      for (const _ of files) onOutcome({ error: unknownPartner(partnerId) });
-      return;
-    }
-    for (const f of files) rows.push(await newRecord(session, partner, { partner: partnerId, rule, file: f.path, size: f.size, args }));
-  } catch (err) {
-    const error = asSubmitError(err);
-    if (!(error instanceof SubmitError)) throw error;
-    for (const _ of files) onOutcome({ error });
-    return;
-  }
-  let records: TransferRecord[];
-  try {
-    records = await session.store.transaction(async (tx) => {
-      const ids = await tx.nextTransferIds(rows.length);
-      const batch = rows.map((r, i): TransferRecord => ({ ...r, specialId: ids[i] as bigint }));
-      await tx.runner.insertMany(batch);
-      return batch;
-    });
-  } catch {
-    // One row failed them all (or a passing error): nothing of the batch was written.
-    for (const row of rows) {
-      let record: TransferRecord;
-      try {
-        record = { ...row, specialId: await session.store.nextTransferId() };
-        await session.store.runner.insert(record);
-      } catch (err) {
-        const error = asSubmitError(err);
-        if (!(error instanceof SubmitError)) throw error;
-        onOutcome({ error });
-        continue;
-      }
-      onOutcome({ record });
-    }
-    return;
-  }
-  for (const record of records) onOutcome({ record });
+  const results = await ordersOf(session).submitMany(files.map((f) => orderOf(partnerId, rule, f, args)));
+  for (const r of results) onOutcome(r instanceof TransferError ? { error: asSubmitError(r.cause instanceof StoreError ? r.cause : r) } : { record: r });
 }
 
 function print(ctx: ClientCommandContext, format: OutputFormat, label: string, args: string, status: ResultStatus, body: ResultFields): void {
@@ -210,13 +100,13 @@ export async function asendCommand(ctx: ClientCommandContext, argv: readonly str
           record = await submitOne(session, { partner: partnerId, id: targs.id, args: targs });
         } else {
           const rule = await ruleOf(session, targs.rule);
-          if (rule === undefined) throw new SubmitError(`rule ${targs.rule ?? ''} is not known`, ErrorCode.Internal);
+          if (rule === undefined) throw new TransferError(ErrorCode.Internal, `rule ${targs.rule ?? ''} is not known`);
           record = await submitOne(session, { partner: partnerId, rule, file: unescapeWildcards(targs.files[0] as string), args: targs });
         }
         print(ctx, targs.format, label, argText, 0, addRecordFields(new ResultFields(), record, partnerId));
         return ASEND_EXIT.ok;
       } catch (err) {
-        if (!(err instanceof SubmitError)) throw err;
+        if (!(err instanceof TransferError)) throw err;
         print(ctx, targs.format, label, argText, 2, new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`));
         return exitCodeOf(err.code);
       }

@@ -29,9 +29,9 @@ export function receiveRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots
  * Checks the file an order sends and returns its absolute path and size (-1 when it does not
  * exist yet: a submission may name a file that appears before its start). The name is taken
  * literally (a submission stores it; wildcards were expanded by the caller, each match checked
- * here). Throws a TransferError FileNotAllowed when the policy refuses it.
+ * here). `knownSize`: the size the caller already read. Throws a TransferError FileNotAllowed when the policy refuses it.
  */
-export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string): Promise<{ path: string; size: number }> {
+export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string, knownSize?: number): Promise<{ path: string; size: number }> {
   let file: string | undefined;
   try {
     file = await resolvePolicyFile(name, sendRoots(rule, dirs), { wildcards: false });
@@ -40,6 +40,8 @@ export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: 
     throw err;
   }
   const abs = file as string;
+  // A size the caller read (masend's listing) spares a second stat.
+  if (knownSize !== undefined) return { path: abs, size: knownSize };
   const st = await stat(abs).catch(() => undefined);
   return { path: abs, size: st !== undefined && st.isFile() ? st.size : -1 };
 }

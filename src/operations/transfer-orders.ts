@@ -125,12 +125,19 @@ export class TransferOrders {
   }
 
   /** The checks of prepare(), and the row as a function of the id still to be given. */
-  private async builder(order: TransferOrder): Promise<(specialId: bigint) => TransferRecord> {
-    const host = await this.partnerHost(order.partner);
+  private async builder(order: TransferOrder, memo?: Map<string, Promise<unknown>>): Promise<(specialId: bigint) => TransferRecord> {
+    // A batch (submitMany) reads its partner and rule once.
+    const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+      if (memo === undefined) return read();
+      let p = memo.get(key) as Promise<T> | undefined;
+      if (p === undefined) memo.set(key, (p = read()));
+      return p;
+    };
+    const host = await once(`h ${order.partner}`, () => this.partnerHost(order.partner));
     const requester = this.ownIdFor(host);
-    const rule = await this.ruleFor(order.rule, host, requester);
+    const rule = await once(`r ${order.rule}`, () => this.ruleFor(order.rule, host, requester));
     const sending = isSendMode(rule.mode);
-    const file = sending ? await resolveOrderFile(rule, this.opts.directories, order.file) : { size: -1 };
+    const file = sending ? await resolveOrderFile(rule, this.opts.directories, order.file, order.size) : { size: -1 };
     const now = this.now();
     return (specialId) => newTransferRecord({
       specialId, ownerId: this.opts.hostId, requester, partner: host.hostId, rule, md5: order.md5,
@@ -155,10 +162,11 @@ export class TransferOrders {
   async submitMany(orders: readonly TransferOrder[]): Promise<Array<TransferRecord | TransferError>> {
     type Build = (specialId: bigint) => TransferRecord;
     const prepared: Array<Build | TransferError> = [];
+    const memo = new Map<string, Promise<unknown>>();
     for (const o of orders) {
       try {
         // The ids are given in the transaction below, all in one statement.
-        prepared.push(await this.builder(o));
+        prepared.push(await this.builder(o, memo));
       } catch (err) {
         prepared.push(asOrderError(err));
       }
