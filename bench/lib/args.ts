@@ -52,6 +52,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --work DIR              where the temporary files are made (default the system temp dir)
   --keep                  keep the temporary files
   --profile               svc processes write CPU profiles (bench/results/profile-*/), summarised at the end
+  --monitoring            svc hosts run with Prometheus metrics (scraped every second), push monitoring
+                          (every second, to a receiver in the bench) and the SNMP agent (level-4 traps)
   --help                  this text
 `;
 
@@ -106,6 +108,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     workRoot: tmpdir(),
     keep: false,
     profile: false,
+    monitoring: false,
   };
   const explicit = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -139,6 +142,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
       case '--keep': opts.keep = true; break;
       case '--profile': opts.profile = true; break;
+      case '--monitoring': opts.monitoring = true; break;
       default: throw new ArgsError(`unknown option ${flag}\n\n${USAGE}`);
     }
   }

@@ -144,6 +144,8 @@ export interface BenchOptions {
   keep: boolean;
   /** Run the svc processes with --cpu-prof and summarise their profiles (see lib/profile.ts). */
   profile: boolean;
+  /** The svc hosts run with metrics, push monitoring and SNMP on (bench/svc/monitoring.ts). */
+  monitoring: boolean;
 }
 
 export interface BenchRun {

@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { monitoringXml, type MonitoringSinks } from './monitoring.js';
 
 /** Key d3074a6b3108a22c and the encrypted "password" (spec config.md §10.2), as the tests use. */
 const CRYPTO_KEY_HEX = 'd3074a6b3108a22c';
@@ -46,6 +47,8 @@ export interface Home {
   ports: HostPorts;
   /** A client configuration reading the server's own database (asend/masend submissions). */
   submitXml: string;
+  /** With --monitoring: the server's metrics port. */
+  metricsPort?: number;
 }
 
 export interface HomeOptions {
@@ -53,6 +56,8 @@ export interface HomeOptions {
   runLimit: number;
   /** limit/digest, in the original's numbering (config.md): 5 is SHA-256. */
   digest: number;
+  /** --monitoring: every monitoring facility on, reporting to these sinks (monitoring.ts). */
+  monitoring?: Pick<MonitoringSinks, 'pushUrl' | 'trapPort'>;
 }
 
 export async function freePort(): Promise<number> {
@@ -138,18 +143,20 @@ export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: 
     const l: Layout = { id, confDir, serverHome, db: join(confDir, 'server.sqlite') };
     const p = ports[id] as HostPorts;
     const tls = ssl(certs[id]?.keyPem as string, trustPem);
+    const mon = opts.monitoring ? await monitoringXml(confDir, opts.monitoring) : { root: '', server: '', metricsPort: undefined };
     writeFileSync(join(confDir, 'cryptokey.des'), Buffer.from(CRYPTO_KEY_HEX, 'hex'));
     writeFileSync(join(confDir, 'authent.xml'), authent);
     writeFileSync(join(confDir, 'send.rule.xml'), '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n');
     writeFileSync(join(confDir, 'server.xml'), `<?xml version="1.0" encoding="UTF-8"?>
 <config>
   ${identity(l)}
-  <server><serveradmin>admin</serveradmin><serverpasswd>${PASSWORD_HEX}</serverpasswd><usenossl>true</usenossl><usessl>true</usessl><httpadmin>${join(serverHome, 'admin')}</httpadmin></server>
+  <server><serveradmin>admin</serveradmin><serverpasswd>${PASSWORD_HEX}</serverpasswd><usenossl>true</usenossl><usessl>true</usessl><httpadmin>${join(serverHome, 'admin')}</httpadmin>${mon.server}</server>
   <network><serverport>${p.port}</serverport><serversslport>${p.sslPort}</serversslport><serverhttpport>0</serverhttpport><serverhttpsport>0</serverhttpsport></network>
   ${tls}
   ${directory(l)}
   ${limits(opts)}
   ${dbSection(l.db)}
+  ${mon.root}
 </config>
 `);
     // The client (send, msend) has its own database: the server's scheduler polls its own.
@@ -161,7 +168,7 @@ export async function writeHomes(root: string, opts: HomeOptions): Promise<{ a: 
     writeFileSync(submitXml, `<?xml version="1.0" encoding="UTF-8"?>
 <config>${identity(l)}<client/>${directory(l)}${limits(opts)}${dbSection(l.db)}</config>
 `);
-    const home: Home = { id, sslId: `${id}-ssl`, confDir, serverHome, inDir: join(serverHome, 'in'), outDir: join(serverHome, 'out'), ports: p, submitXml };
+    const home: Home = { id, sslId: `${id}-ssl`, confDir, serverHome, inDir: join(serverHome, 'in'), outDir: join(serverHome, 'out'), ports: p, submitXml, ...(mon.metricsPort !== undefined ? { metricsPort: mon.metricsPort } : {}) };
     homes.push(home);
     const loads = ['-auth', join(confDir, 'authent.xml'), '-dir', confDir];
     run.push({ side: 'server', home, args: ['initdb', ...loads] });

@@ -18,6 +18,7 @@ import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, setAside, throughput, type ScenarioContext } from '../lib/scenario.js';
 import type { RssGrowth, ScenarioResult, ServerWarnings } from '../lib/types.js';
+import { startMonitoringSinks } from './monitoring.js';
 import { writeHomes, type Home } from './homes.js';
 import { jsonResults, ROOT, runCli, setSvcNodeFlags, spawnCli, startServer } from './hosts.js';
 import { profileNodeFlags, summarizeProfiles } from '../lib/profile.js';
@@ -371,7 +372,10 @@ async function setUp(ctx: ScenarioContext, profileDir: string | undefined): Prom
   let serverA: Child | undefined;
   let serverB: Child | undefined;
   try {
-    const { a, b, run } = await writeHomes(root, { runLimit: ctx.opts.concurrency, digest: DIGESTS.indexOf(ctx.opts.digest as (typeof DIGESTS)[number]) });
+    const sinks = ctx.opts.monitoring ? await startMonitoringSinks() : undefined;
+    const { a, b, run } = await writeHomes(root, {
+      runLimit: ctx.opts.concurrency, digest: DIGESTS.indexOf(ctx.opts.digest as (typeof DIGESTS)[number]), ...(sinks ? { monitoring: sinks } : {}),
+    });
     for (const r of run) await runCli(r.side, r.home, r.args);
     const { fixtures, opts } = ctx;
     if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));
@@ -383,6 +387,10 @@ async function setUp(ctx: ScenarioContext, profileDir: string | undefined): Prom
     if (profileDir !== undefined) setSvcNodeFlags(profileNodeFlags(profileDir));
     serverA = await startServer(a);
     serverB = await startServer(b);
+    if (sinks) {
+      sinks.scrape([a.metricsPort ?? 0, b.metricsPort ?? 0]);
+      ctx.log('svc hosts run with monitoring on: metrics scraped every second, push every second, SNMP agent with level-4 traps');
+    }
     ctx.log(`svc hosts running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
     const suite = new Suite({ a, b, serverA, serverB }, profileDir, ctx.log);
     if (warmCount > 0) await suite.warmUp(ctx, warmCount);
