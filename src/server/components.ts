@@ -11,6 +11,7 @@ import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
 import { PacketType } from '../protocol/index.js';
 import { TransferService } from '../transfer/index.js';
+import { TRANSFER_ORDERS } from '../transfer/control.js';
 import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
@@ -29,7 +30,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
   const restarter = { restartAfter: (ms: number) => void setTimeout(() => runtime.requestShutdown(true), ms).unref() };
   const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter } });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
-  composeR66Handlers(runtime, network, business);
+  composeR66Handlers(runtime, network, business, transfers);
   return [
     tasks,
     network,
@@ -44,14 +45,24 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
 /**
  * The server's R66 handler table (net/handlers.ts), composed here and nowhere else: which module
  * answers which request kind and Valid/JsonCommand sub-kind. The network puts the built-in rows
- * (test, information, the JsonCommand base for the rest); the transfer engine adds its rows
- * (request, and the stop/cancel/restart sub-kinds) when the transfer service starts, since the
- * engine exists only then. A handler that declines a packet of its sub-kind (a JSON class that is
- * not its own) passes it to the kind's row for the rest, never to another module.
+ * (test, information, the JsonCommand base for the rest). The transfer engine's rows (request, and
+ * the stop/cancel/restart sub-kinds) reach the engine of the running transfer service (made at its
+ * start, made again at a restart). A handler that declines a packet of its sub-kind (a JSON class
+ * that is not its own) passes it to the kind's row for the rest, never to another module.
  */
-function composeR66Handlers(runtime: ServerRuntime, network: R66Network, business: BusinessRegistry): void {
+function composeR66Handlers(runtime: ServerRuntime, network: R66Network, business: BusinessRegistry, transfers: TransferService): void {
   const { handlers } = network;
   const { config } = runtime;
+  // The rows of the engine running now (TransferService.engine fails while it is not started).
+  let engineRows: { engine: TransferService['engine']; rows: ReturnType<TransferService['engine']['handlerRows']> } | undefined;
+  const rows = (): ReturnType<TransferService['engine']['handlerRows']> => {
+    const engine = transfers.engine;
+    if (engineRows?.engine !== engine) engineRows = { engine, rows: engine.handlerRows(handlers) };
+    return engineRows.rows;
+  };
+  handlers.register('request', (ctx, p) => rows().request(ctx, p), 'transfer engine');
+  handlers.registerSubKinds('valid', TRANSFER_ORDERS, (ctx, p) => rows().valid(ctx, p), 'transfer orders');
+  handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, (ctx, p) => rows().jsonCommand(ctx, p), 'transfer orders');
   const biz = businessHandlers({
     registry: () => business,
     ownIds: ownIdsOf(config),

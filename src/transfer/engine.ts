@@ -11,7 +11,7 @@ import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import type { RequestHandlers } from '../net/handlers.js';
+import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
 import { servedDirectories } from '../fs/file-policy.js';
 import { modeOf, newTransferRecord } from '../operations/new-record.js';
@@ -73,15 +73,24 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   }
 
   /**
-   * Registers the conversations this engine serves in the handler table (net/handlers.ts): Request,
-   * and the transfer orders of Valid and JsonCommand (stop 9, cancel 10, restart 4). Other
-   * Valid/JsonCommand sub-kinds are other rows'.
+   * Registers the conversations this engine serves in the handler table (net/handlers.ts), for a
+   * client's engine; a server's table is composed in src/server/components.ts from handlerRows().
    */
   registerHandlers(handlers: RequestHandlers): void {
-    handlers.register('request', (ctx, p) => handleRequest(this.core, ctx, p), 'transfer engine');
+    const rows = this.handlerRows(handlers);
+    handlers.register('request', rows.request, 'transfer engine');
+    handlers.registerSubKinds('valid', TRANSFER_ORDERS, rows.valid, 'transfer orders');
+    handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, rows.jsonCommand, 'transfer orders');
+  }
+
+  /**
+   * The engine's rows of the handler table: Request, and the transfer orders of Valid and
+   * JsonCommand (sub-kinds TRANSFER_ORDERS: stop 9, cancel 10, restart 4). An order's packet the
+   * engine declines (another JSON class) goes to the kind's row for the rest in `handlers`.
+   */
+  handlerRows(handlers: RequestHandlers): { request: RequestHandler<'request'>; valid: RequestHandler<'valid'>; jsonCommand: RequestHandler<'jsonCommand'> } {
     const control = transferControlHandlers(this, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
-    handlers.registerSubKinds('valid', TRANSFER_ORDERS, control.valid, 'transfer orders');
-    handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, control.jsonCommand, 'transfer orders');
+    return { request: (ctx, p) => handleRequest(this.core, ctx, p), ...control };
   }
 
   /**

@@ -49,7 +49,7 @@ export class TransferService {
       limits: config.limits,
       store,
       pool: net.pool,
-      handlers: net.handlers,
+      // Its rows of the R66 handler table are composed with the others (server/components.ts).
       tasks: this.deps.tasks ?? createTaskRegistry(),
       logger: logger.child({ component: 'transfer' }),
       roles: config.roles,
