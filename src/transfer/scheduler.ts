@@ -41,6 +41,12 @@ export interface TransferSchedulerOptions {
   logger: Logger;
   /** Retries after a failed or lost connection, `delayretry` apart (default 5). */
   retries?: number;
+  /**
+   * In a cluster (src/cluster/member.ts): due rows are claimed atomically for this member instead
+   * of listed, and the start resets nothing (other members run those rows; the take-over job hands
+   * back a dead member's). Absent: the single-host path, unchanged.
+   */
+  claim?: { claimDue(now: Date, limit: number): Promise<TransferRecord[]> };
 }
 
 export class TransferScheduler {
@@ -60,7 +66,7 @@ export class TransferScheduler {
 
   async start(): Promise<void> {
     const { runner, ownerId } = this.opts;
-    const reset = await runner.resetInterrupted(ownerId);
+    const reset = this.opts.claim ? 0 : await runner.resetInterrupted(ownerId);
     const cleaned = await runner.markFinishedAsDone(ownerId);
     if (reset > 0 || cleaned > 0) this.opts.logger.info({ reset, cleaned }, 'transfers reset for resubmission at start');
     this.stopped = false;
@@ -94,7 +100,8 @@ export class TransferScheduler {
         this.rescan = false;
         const free = this.opts.runLimit - this.inFlight.size;
         if (free <= 0) break;
-        const due = await this.opts.runner.listDue(this.opts.ownerId, new Date(), free);
+        const { claim } = this.opts;
+        const due = claim ? await claim.claimDue(new Date(), free) : await this.opts.runner.listDue(this.opts.ownerId, new Date(), free);
         for (const record of due) this.launch(record);
       } while (this.rescan && !this.stopped);
     } catch (err) {

@@ -1,0 +1,172 @@
+/**
+ * One member of a cluster: several svc servers with the same host id on one database, behind a TCP
+ * balancer (`multiplemonitors` > 1, database.md §3.6, docs/cluster.md). This module gives the
+ * transfer scheduler an atomic claim of due rows, keeps a heartbeat of the member, and runs the
+ * take-over of rows left RUNNING by a member that died (one member at a time, DatabaseLease).
+ *
+ * Everything lives in tables the original already has:
+ * - the claim is serialised by a row lock on the MULTIPLEMONITOR row `claim:<host id>`, as the
+ *   original's scanner locks its MULTIPLEMONITOR row (select for update in one transaction): inside
+ *   it a member lists the due TOSUBMIT rows and marks them RUNNING, so the next member to get the
+ *   lock no longer sees them;
+ * - a claimed row names its member in its TRANSFERINFO map (key CLUSTERMEMBER, ignored by the
+ *   original's tools like our SCHEDULERETRY);
+ * - each member's heartbeat is the MULTIPLEMONITOR row `member:<host id>:<n>` (COUNTHOST = expiry in
+ *   Unix seconds), written every `heartbeatMs`.
+ */
+import { randomInt } from 'node:crypto';
+import type { Logger } from 'pino';
+import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { DatabaseLease } from '../monitor/leader.js';
+import type { Store } from '../store/index.js';
+import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
+
+/** Key of the claiming member's number in a row's TRANSFERINFO map (our own key). */
+export const MEMBER_KEY = 'CLUSTERMEMBER';
+
+export interface ClusterMemberOptions {
+  hostId: string;
+  /** This host's ids (host id and TLS host id): only rows it requests are claimed. */
+  ownIds: string[];
+  store: () => Store;
+  logger: Logger;
+  /** How often the heartbeat is written (default 5 s). */
+  heartbeatMs?: number;
+  /**
+   * How long after its last heartbeat a member counts as dead and its RUNNING rows are handed to
+   * the others (default 20 s). With the defaults a dead member's rows run again within about
+   * 20 + 5 + 5 s, or 20 + 20 + 5 s when it also held the take-over job: under a minute.
+   */
+  takeoverAfterMs?: number;
+}
+
+/** The member number written in a row's TRANSFERINFO, or undefined. */
+export function memberOf(transferInfo: string): number | undefined {
+  const v = infoInteger(readInfoMap(transferInfo)[MEMBER_KEY]);
+  return v === undefined ? undefined : Number(v);
+}
+
+export class ClusterMember {
+  readonly name = 'cluster-member';
+  /** This process's member number (random, never 0). */
+  readonly member = randomInt(1, 2 ** 31 - 1);
+  private readonly heartbeatMs: number;
+  private readonly takeoverAfterMs: number;
+  private readonly takeover: DatabaseLease;
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+
+  constructor(private readonly opts: ClusterMemberOptions) {
+    this.heartbeatMs = opts.heartbeatMs ?? 5_000;
+    this.takeoverAfterMs = opts.takeoverAfterMs ?? 20_000;
+    this.takeover = new DatabaseLease({
+      job: 'takeover', hostId: opts.hostId, store: opts.store, logger: opts.logger,
+      ttlMs: this.takeoverAfterMs, renewMs: this.heartbeatMs,
+    });
+  }
+
+  private get claimKey(): string {
+    return `claim:${this.opts.hostId}`;
+  }
+
+  private memberKey(member: number): string {
+    return `member:${this.opts.hostId}:${member}`;
+  }
+
+  describe(): string[] {
+    return [`cluster member ${this.member} of ${this.opts.hostId} (take-over after ${this.takeoverAfterMs} ms)`];
+  }
+
+  async start(): Promise<void> {
+    const store = this.opts.store();
+    // The lock row must exist (FOR UPDATE on no row locks nothing). Two members starting at once
+    // may both insert: the loser's duplicate key is harmless, the row is there.
+    if ((await store.multipleMonitors.get(this.claimKey)) === undefined) {
+      await store.multipleMonitors.upsert({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 }).catch(() => undefined);
+    }
+    await this.beat();
+    await this.takeover.start();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.beating?.catch(() => undefined);
+    await this.takeover.stop();
+    // Rows still RUNNING here were ended with Shutdown by the engine (TOSUBMIT): drop the heartbeat.
+    await this.opts.store().multipleMonitors.delete(this.memberKey(this.member)).catch(() => undefined);
+  }
+
+  /**
+   * The due rows this member may start, marked RUNNING under the claim lock so no other member
+   * gets them. Rows where this host is only the requested side are returned unmarked (the
+   * scheduler marks them INTERRUPTED, which any member may do).
+   */
+  async claimDue(now: Date, limit: number): Promise<TransferRecord[]> {
+    return this.opts.store().transaction(async (tx) => {
+      await tx.multipleMonitors.getForUpdate(this.claimKey);
+      const due = await tx.runner.listDue(this.opts.hostId, now, limit);
+      const claimed: TransferRecord[] = [];
+      for (const record of due) {
+        if (!this.opts.ownIds.includes(record.requester)) {
+          claimed.push(record);
+          continue;
+        }
+        const transferInfo = updateInfoMap(record.transferInfo, { [MEMBER_KEY]: this.member });
+        await tx.runner.updateState(record, { updatedInfo: UpdatedInfo.RUNNING, transferInfo });
+        // The engine's own first write says RUNNING again; its in-memory row stays as listed.
+        claimed.push({ ...record, transferInfo });
+      }
+      return claimed;
+    });
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.beating = this.beat()
+        .then(async () => { if (this.takeover.held) await this.takeOver(); })
+        .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: heartbeat or take-over failed'))
+        .finally(() => { if (this.timer !== undefined) this.schedule(); });
+    }, this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  private async beat(): Promise<void> {
+    const expiry = Math.floor((Date.now() + this.takeoverAfterMs) / 1000);
+    await this.opts.store().multipleMonitors.upsert({ hostId: this.memberKey(this.member), countConfig: this.member, countHost: expiry, countRule: 0 });
+  }
+
+  /**
+   * RUNNING rows claimed by a member whose heartbeat expired go back to TOSUBMIT under the claim
+   * lock (their RANK kept, so the next claimer resumes from it). Returns how many.
+   */
+  async takeOver(): Promise<number> {
+    const store = this.opts.store();
+    const running = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.RUNNING] });
+    const now = Math.floor(Date.now() / 1000);
+    const alive = new Map<number, boolean>();
+    const orphans: TransferRecord[] = [];
+    for (const r of running) {
+      const m = memberOf(r.transferInfo);
+      if (m === undefined || m === this.member) continue;
+      if (!alive.has(m)) alive.set(m, ((await store.multipleMonitors.get(this.memberKey(m)))?.countHost ?? 0) >= now);
+      if (alive.get(m) === false) orphans.push(r);
+    }
+    if (orphans.length === 0) return 0;
+    let moved = 0;
+    await store.transaction(async (tx) => {
+      await tx.multipleMonitors.getForUpdate(this.claimKey);
+      for (const r of orphans) {
+        const current = await tx.runner.get(r);
+        // Still RUNNING for the same dead member (not ended or re-claimed meanwhile).
+        if (current?.updatedInfo !== UpdatedInfo.RUNNING || memberOf(current.transferInfo) !== memberOf(r.transferInfo)) continue;
+        await tx.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date() });
+        moved++;
+      }
+    });
+    for (const m of alive.keys()) if (alive.get(m) === false) await store.multipleMonitors.delete(this.memberKey(m)).catch(() => undefined);
+    this.opts.logger.warn({ moved, member: this.member }, 'cluster: transfers of a dead member handed back for resubmission');
+    return moved;
+  }
+}
