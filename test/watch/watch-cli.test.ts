@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, runCli, sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { killNodes, SEND_RULE, startNode, writeNodePair, type Node } from '../transfer/servers.js';
-import { received, spoolArgs, writeClientSide } from './watch-helpers.js';
+import { received, spoolArgs, startWatcher, writeClientSide } from './watch-helpers.js';
 
 describe('svc-r66client watcher and spool commands', () => {
   let box: Sandbox;
@@ -51,6 +51,18 @@ describe('svc-r66client watcher and spool commands', () => {
     expect(after.code).toBe(1);
     expect(existsSync(join(box.dir, 'one.json'))).toBe(true);
   }, 120_000);
+
+  it('spool in submit mode: TOSUBMIT rows in the shared database, run by the local server\'s scheduler', async () => {
+    await startNode(b);
+    await startNode(a);
+    const w = writeClientSide(box, a);
+    const proc = await startWatcher(w);
+    for (let i = 0; i < 3; i++) writeFileSync(join(w.spool, `s${i}.txt`), `submitted ${i}`);
+    await waitFor(() => received(b).length >= 3, { what: 'three files through the scheduler', timeoutMs: 30_000 });
+    expect(proc.stderr().match(/"msg":"file submitted"/g)).toHaveLength(3);
+    writeFileSync(w.stopFile, '');
+    expect((await proc.exited).code).toBe(0);
+  }, 60_000);
 
   it('spool: missing options exit 2 with a clear message; a present stop file means no start and exit 0', async () => {
     const w = writeClientSide(box, a);
