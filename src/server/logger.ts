@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino';
 import { findLogbackFile, loadLogbackSettings, type LogbackLevel, type LogbackSettings } from '../config/logback.js';
 import { makeDirsSync } from '../fs/make-dirs.js';
 import { openLogRouter, type LogRouter } from '../monitor/logging.js';
+import { provideLogLevelControl } from '../http/log-level-control.js';
 
 export type { Logger } from 'pino';
 
@@ -108,6 +109,9 @@ export function logLevels(): { root: string; loggers: Record<string, string> } {
   const level = active.logger.level;
   return { root: level === 'silent' ? 'OFF' : level.toUpperCase(), loggers: {} };
 }
+
+// REST changes the levels through this (src/http must not import src/server).
+provideLogLevelControl({ levels: logLevels, set: setLogLevel });
 
 function createPlainLogger(opts: LoggerOptions): Logger {
   const level = opts.level ?? process.env.SVC_LOG_LEVEL ?? 'info';

@@ -7,7 +7,7 @@ import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
 import { TRANSFER_STATUS } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
-import { logLevels, setLogLevel } from '../../server/logger.js';
+import { logLevelControl } from '../log-level-control.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { parseQuery, qBool, qEnum, qLong, qText } from './validate.js';
 
@@ -161,7 +161,7 @@ const logLevelQuery = z.object({
 async function changeLogLevel(req: V2Request) {
   const { level = '', logger } = req.query;
   try {
-    return json(200, setLogLevel(level, logger));
+    return json(200, logLevelControl().set(level, logger));
   } catch {
     throw V2BadRequest.of(V2Code.IllegalParameterValue, `'${level}'`, 'level');
   }
@@ -188,7 +188,7 @@ export const serverOperations: V2Operation[] = [
     query: importQuery, responses: { 200: { description: 'items imported' } }, handler: configImport },
   // svc extension (docs/logging.md): the log levels in force, changed without a restart.
   { method: 'GET', path: '/v2/server/loglevel', fn: 'Log', role: Role.LOGCONTROL, consumes: '*/*', summary: 'Log levels in force (root and per logger)',
-    responses: { 200: { description: '{root, loggers}' } }, handler: async () => json(200, logLevels()) },
+    responses: { 200: { description: '{root, loggers}' } }, handler: async () => json(200, logLevelControl().levels()) },
   { method: 'PUT', path: '/v2/server/loglevel', fn: 'Log', role: Role.LOGCONTROL, consumes: '*/*', summary: 'Change a log level at run time',
     query: logLevelQuery, responses: { 200: { description: '{root, loggers} after the change' } }, handler: changeLogLevel },
 ];
