@@ -16,6 +16,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ErrorCode } from '../model/error-code.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { DatabaseLease } from '../monitor/leader.js';
 import type { Store } from '../store/index.js';
@@ -94,8 +95,21 @@ export class ClusterMember {
     this.timer = undefined;
     await this.beating?.catch(() => undefined);
     await this.takeover.stop();
-    // Rows still RUNNING here were ended with Shutdown by the engine (TOSUBMIT): drop the heartbeat.
+    // Called after the scheduler stopped: its transfers ended with Shutdown. A single host resets
+    // them at its next start; here the other members run them now.
+    await this.handBackOwn().catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: cannot hand back this member\'s transfers'));
     await this.opts.store().multipleMonitors.delete(this.memberKey(this.member)).catch(() => undefined);
+  }
+
+  /** This member's rows left RUNNING, or INTERRUPTED by the shutdown, back to TOSUBMIT. */
+  private async handBackOwn(): Promise<void> {
+    const store = this.opts.store();
+    const rows = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED] });
+    for (const r of rows) {
+      if (memberOf(r.transferInfo) !== this.member) continue;
+      if (r.updatedInfo === UpdatedInfo.INTERRUPTED && r.infoStatus !== ErrorCode.Shutdown && r.stepStatus !== ErrorCode.Shutdown) continue;
+      await store.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date() });
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../task
 import { TransferEngine } from './engine.js';
 import { setReceivedFileMode } from './placement.js';
 import { TransferScheduler } from './scheduler.js';
+import { ClusterMember } from '../cluster/member.js';
 
 export interface TransferServiceDeps {
   config: ServerConfig;
@@ -28,7 +29,7 @@ export interface TransferServiceDeps {
 
 export class TransferService {
   readonly name = 'transfers';
-  private current: { engine: TransferEngine; scheduler: TransferScheduler } | undefined;
+  private current: { engine: TransferEngine; scheduler: TransferScheduler; cluster?: ClusterMember } | undefined;
 
   constructor(private readonly deps: TransferServiceDeps) {}
 
@@ -61,21 +62,25 @@ export class TransferService {
       engine.bandwidth.set({ writeGlobal: limits.writeGlobalLimit, readGlobal: limits.readGlobalLimit, writeSession: limits.writeSessionLimit, readSession: limits.readSessionLimit });
     }
     const ownIds = [config.hostId, ...(config.sslHostId ? [config.sslHostId] : [])];
+    // A cluster member (multiplemonitors > 1, docs/cluster.md) claims due rows atomically.
+    const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({ hostId: config.hostId, ownIds, store: this.deps.store, logger }) : undefined;
+    await cluster?.start();
     const scheduler = new TransferScheduler({
       engine, runner: store.runner, ownIds, ownerId: config.hostId, periodMs: config.limits.delayCommand, runLimit: config.limits.runLimit,
-      retryDelayMs: config.limits.delayRetry, logger,
+      retryDelayMs: config.limits.delayRetry, logger, ...(cluster ? { claim: cluster } : {}),
     });
     await scheduler.start();
-    this.current = { engine, scheduler };
+    this.current = { engine, scheduler, ...(cluster ? { cluster } : {}) };
   }
 
   describe(): string[] {
-    return this.current?.scheduler.describe() ?? [];
+    return [...(this.current?.scheduler.describe() ?? []), ...(this.current?.cluster?.describe() ?? [])];
   }
 
   async stop(): Promise<void> {
     const cur = this.current;
     this.current = undefined;
     await cur?.scheduler.stop();
+    await cur?.cluster?.stop();
   }
 }
