@@ -25,9 +25,9 @@ function restConfig(port: number, over: Partial<PushMonitorConfig> = {}, scheme 
   };
 }
 
-function exporter(store: Store, config: PushMonitorConfig, target = new HttpPushTarget(config, HOST, 'X-WAARP', 5000, undefined)): PushExporter {
+function exporter(store: Store, config: PushMonitorConfig, target = new HttpPushTarget(config, HOST, 'X-WAARP', 5000, undefined), maxBatch?: number): PushExporter {
   return new PushExporter({
-    hostId: HOST, store: () => store, target, delayMs: config.delay, intervalIncluded: config.intervalIncluded,
+    hostId: HOST, store: () => store, target, delayMs: config.delay, intervalIncluded: config.intervalIncluded, ...(maxBatch ? { maxBatch } : {}),
     transformLongAsString: config.transformLongAsString, intervalKey: 'waarpMonitor', logger: silent,
   });
 }
@@ -123,6 +123,25 @@ describe('push monitoring to an HTTP receiver (monitoring.md A.2-A.4, A.6)', () 
     const ids = results(r.body).map((x) => x.specialId);
     for (let i = 0; i < 12; i++) expect(ids).toContain(String(1000 + i));
     expect(results(r.body)[0]!.originalSize).toBe('18391');
+    await ex.stop();
+  });
+
+  it('a big backlog goes in slices of maxBatch, by STOPTRANS, none skipped nor lost', async () => {
+    const { store } = db;
+    const base = new Date(Date.now() - 7_200_000);
+    const row = await store.hostConfigs.get(HOST);
+    await store.hostConfigs.upsert({ ...row!, others: withLastDate(row!.others, base) });
+    // 13 records, two of them sharing the STOPTRANS at a slice boundary.
+    const stops = [1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12].map((m) => new Date(base.getTime() + m * 60_000));
+    for (const [i, stop] of stops.entries()) await store.runner.insert(transferRecord(5000n + BigInt(i), { ownerReq: HOST, requester: HOST, requested: 'hostc', stop }));
+    const ex = exporter(store, restConfig(receiver.port), undefined, 5);
+    const seen: unknown[] = [];
+    for (let i = 0; i < 20 && (await ex.run()) === 'pushed'; i++) {
+      const items = results(receiver.received.at(-1)!.body);
+      expect(items.length).toBeLessThanOrEqual(5);
+      seen.push(...items.map((x) => x.specialId));
+    }
+    for (let i = 0; i < 13; i++) expect(seen).toContain(5000 + i);
     await ex.stop();
   });
 

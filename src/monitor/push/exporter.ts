@@ -8,6 +8,7 @@
  * may have advanced it, and an operator may set it back to replay history.
  */
 import type { Logger } from 'pino';
+import type { TransferRecord } from '../../model/transfer.js';
 import type { Store } from '../../store/index.js';
 import type { DatabaseLease } from '../leader.js';
 import { LastDateStore } from './last-date.js';
@@ -23,9 +24,13 @@ export interface PushExporterOptions {
   transformLongAsString: boolean;
   intervalKey: string;
   logger: Logger;
+  /** Most records in one push (default 10,000); more are pushed in slices, one right after the other. */
+  maxBatch?: number;
   /** When given, a run does anything only while this member holds the lease (cluster, §A.7). */
   lease?: DatabaseLease;
 }
+
+const DEFAULT_MAX_BATCH = 10_000;
 
 export type RunResult = 'pushed' | 'empty' | 'failed' | 'not-leader';
 
@@ -35,6 +40,8 @@ export class PushExporter {
   private readonly last: LastDateStore;
   private failingSince: Date | undefined;
   private stopped = false;
+  /** The last run pushed a slice only: the next one starts at once. */
+  private more = false;
 
   constructor(private readonly opts: PushExporterOptions) {
     this.last = new LastDateStore(() => opts.store().hostConfigs, opts.hostId);
@@ -56,7 +63,7 @@ export class PushExporter {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       void this.run().finally(() => this.schedule());
-    }, this.opts.delayMs);
+    }, this.more ? 0 : this.opts.delayMs);
     this.timer.unref();
   }
 
@@ -66,26 +73,48 @@ export class PushExporter {
     return this.current;
   }
 
+  /**
+   * The records of `from <= STOPTRANS <= now`, by transfer id. After a long outage (or on the first
+   * run over a big history) they are taken in slices of `maxBatch` by STOPTRANS: the slice ends
+   * just before the STOPTRANS of its last row, which becomes `to` (and the next `from`, inclusive),
+   * so nothing is skipped; the next slice follows at once.
+   */
+  private async select(from: Date | undefined, now: Date): Promise<{ rows: TransferRecord[]; to: Date }> {
+    const { opts } = this;
+    const max = opts.maxBatch ?? DEFAULT_MAX_BATCH;
+    const filter = { ownerReq: opts.hostId, ...(from !== undefined ? { stopFrom: from } : {}), stopTo: now };
+    const runner = opts.store().runner;
+    const first = await runner.list(filter, { orderBy: 'stop', limit: max + 1 });
+    const byId = (rows: TransferRecord[]): TransferRecord[] => rows.sort((a, b) => (a.specialId < b.specialId ? -1 : a.specialId > b.specialId ? 1 : 0));
+    if (first.length <= max) return { rows: byId(first), to: now };
+    const cut = first[max - 1]!.stop;
+    // More than a slice share one STOPTRANS: no slice boundary inside it, push them all (the original's way).
+    if (cut.getTime() <= first[0]!.stop.getTime()) return { rows: await runner.list(filter, { orderBy: 'specialId' }), to: now };
+    return { rows: byId(first.filter((r) => r.stop.getTime() < cut.getTime())), to: cut };
+  }
+
   private async runOnce(): Promise<RunResult> {
     const { opts } = this;
     if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
     const now = new Date();
     try {
       const from = await this.last.read();
-      const rows = await opts.store().runner.list({ ownerReq: opts.hostId, ...(from !== undefined ? { stopFrom: from } : {}), stopTo: now }, { orderBy: 'specialId' });
+      const { rows, to } = await this.select(from, now);
       if (rows.length > 0) {
-        const items = rows.map((r) => pushItem(r, { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to: now, intervalKey: opts.intervalKey }));
-        await opts.target.push({ items, from, to: now });
+        const items = rows.map((r) => pushItem(r, { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to, intervalKey: opts.intervalKey }));
+        await opts.target.push({ items, from, to });
       }
       // A member that lost the lease while pushing must not move the shared date.
       if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
-      await this.last.write(now);
+      await this.last.write(to);
+      this.more = to !== now;
       if (this.failingSince !== undefined) {
         opts.logger.warn({ since: this.failingSince.toISOString(), records: rows.length }, 'push monitoring: the receiver accepts again; the records of the outage were pushed');
         this.failingSince = undefined;
       }
       return rows.length > 0 ? 'pushed' : 'empty';
     } catch (err) {
+      this.more = false;
       // Logged once per outage, not at every run.
       if (this.failingSince === undefined) {
         this.failingSince = now;
