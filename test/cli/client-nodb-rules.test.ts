@@ -4,7 +4,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTaskRegistry, LATER_TASK_TYPES } from '../../src/tasks/index.js';
 import { hasNoStack, PASSWORD_HEX, runCli, sandbox, writeInstance, type Sandbox } from './cli-helpers.js';
+
+// The task types still waiting for their module; once every type of tasks.md is implemented
+// there is none and the refusal has nothing left to refuse.
+const WAITING = [...LATER_TASK_TYPES].filter((type) => createTaskRegistry().get(type) === undefined);
 
 let box: Sandbox;
 beforeEach(() => {
@@ -14,8 +19,8 @@ afterEach(() => box.cleanup());
 
 const entry = (id: string, port: number): string => `<entry><hostid>${id}</hostid><address>127.0.0.1</address><port>${port}</port><key>${PASSWORD_HEX}</key></entry>`;
 
-describe('client without database: rule files', () => {
-  for (const type of ['FTP', 'S3PUT']) {
+describe.skipIf(WAITING.length === 0)('client without database: rule files', () => {
+  for (const type of WAITING) {
     it(`a rule with a ${type} task stops send with exit 2 and names the task and the rule`, async () => {
       const a = writeInstance(join(box.dir, 'conf', 'hosta'), { hostId: 'hosta', db: null });
       writeFileSync(join(a.confDir, 'authent.xml'), `<authent>${entry('hosta', 6667)}${entry('hostb', 6666)}</authent>\n`);
