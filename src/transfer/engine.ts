@@ -15,6 +15,7 @@ import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
 import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
 import { servedDirectories } from '../fs/file-policy.js';
 import { modeOf, newTransferRecord } from '../operations/new-record.js';
+import { TransferOrders } from '../operations/transfer-orders.js';
 import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
 import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
 import { isFinished, transition } from './state.js';
@@ -38,6 +39,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   /** Run-time bandwidth limits (bandwidth.md §4): `engine.bandwidth.set({ writeGlobal: ... })`. */
   readonly bandwidth: BandwidthShaper;
   readonly ownerId: string;
+  /**
+   * The one transfer-order service (src/operations) with this engine live: submit, send now, stop,
+   * cancel, cancel-and-clean, restart, resubmit. The web UI and the FileWatcher of a server use it
+   * (`transferService.engine.orders`).
+   */
+  readonly orders: TransferOrders;
   private readonly core: EngineCore;
   private closed = false;
   private blocked = false;
@@ -69,6 +76,10 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       emitStart: (r: TransferRecord) => this.emit('start', r),
       emitEnd: (o: TransferOutcome) => this.emit('end', o),
     };
+    this.orders = new TransferOrders({
+      store: { runner: opts.store.runner, rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
+      hostId: this.ownerId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize, live: this,
+    });
     if (opts.handlers) this.registerHandlers(opts.handlers);
   }
 

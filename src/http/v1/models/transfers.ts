@@ -4,12 +4,13 @@
  * owned by this server.
  */
 import { Role } from '../../../config/index.js';
-import { ErrorCode, errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
+import { errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
 import { isSendMode, isThroughMode, TransferMode } from '../../../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../../model/transfer.js';
 import { parseIsoDate } from '../../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../../store/index.js';
 import { infoInteger, readInfoMap } from '../../../tasks/transfer-info.js';
+import { initialState } from '../../../transfer/state.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { bool, int, long, ModelError, parseId, SQL, text, type DataModel, type ModelArgs } from './model.js';
@@ -151,8 +152,9 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
   const now = services.now();
   const ruleMode = rule?.mode ?? TransferMode.SENDMODE;
   const record: TransferRecord = existing ?? {
-    ...key, globalStep: TaskStep.NOTASK, globalLastStep: TaskStep.NOTASK, step: -1, rank: 0, blockSize: services.config.limits.blockSize,
-    mode: ruleMode, updatedInfo: UpdatedInfo.TOSUBMIT, stepStatus: ErrorCode.Unknown, infoStatus: ErrorCode.Unknown,
+    // The state columns of a new row from the state machine (state.ts); this model is the table
+    // editor of v1 (role SYSTEM): the columns the request gives are then applied as given.
+    ...key, ...initialState(UpdatedInfo.TOSUBMIT), blockSize: services.config.limits.blockSize, mode: ruleMode,
     // The owner sends when it is the requester of a send mode, or the requested of a receive mode.
     retrieveMode: (key.ownerReq === key.requester) === isSendMode(mode(args) ?? ruleMode),
     isMoved: false, start: now, stop: now, idRule: '', filename: '', originalName: '', fileInfo: '', transferInfo: '{}',
