@@ -24,13 +24,22 @@ export const NO_KEY_MESSAGE = 'HMAC authentication and request signatures are no
 
 type Check = { host: Host } | { user: string | undefined; reason: string };
 
-/** The user a request claims to be (Basic or HMAC), before anything is checked. */
-function claimedUser(req: FastifyRequest): string | undefined {
+/**
+ * The Basic credentials of a request: undefined without a Basic token, `{ user: undefined }` for a
+ * token without a colon. The full standard base64 token is accepted, `+` and `/` included (V10).
+ */
+function basicCredentials(req: FastifyRequest): { user: string | undefined; password: string } | undefined {
   const basic = /(?:^|\s)Basic ([A-Za-z0-9+/_-]+=*)/.exec(header(req, 'authorization') ?? '');
-  if (basic === null) return header(req, 'x-auth-user');
+  if (basic === null) return undefined;
   const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(0, colon);
+  return colon < 0 ? { user: undefined, password: '' } : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The user a request claims to be (Basic or HMAC), before anything is checked. */
+function claimedUser(req: FastifyRequest): string | undefined {
+  const basic = basicCredentials(req);
+  return basic === undefined ? header(req, 'x-auth-user') : basic.user;
 }
 
 /**
@@ -53,16 +62,13 @@ export async function authenticate(ctx: RestListenerContext, req: FastifyRequest
 async function check(ctx: RestListenerContext, req: FastifyRequest): Promise<Check> {
   const { services } = ctx;
   const authorization = header(req, 'authorization') ?? '';
-  // The full standard base64 token is accepted, `+` and `/` included (defect V10).
-  const basic = /(?:^|\s)Basic ([A-Za-z0-9+/_-]+=*)/.exec(authorization);
-  if (basic !== null) {
-    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return { user: undefined, reason: 'Basic credentials without a colon' };
-    const user = decoded.slice(0, colon);
+  const basic = basicCredentials(req);
+  if (basic !== undefined) {
+    const { user, password } = basic;
+    if (user === undefined) return { user: undefined, reason: 'Basic credentials without a colon' };
     const host = await services.store.hosts.get(user);
     if (host === undefined) return { user, reason: 'unknown user' };
-    if (!passwordMatches(host, services.config.identity.cryptoKey, decoded.slice(colon + 1))) return { user, reason: 'password does not match' };
+    if (!passwordMatches(host, services.config.identity.cryptoKey, password)) return { user, reason: 'password does not match' };
     return { host };
   }
   const hmac = /^HMAC ([0-9A-Za-z]+)$/.exec(authorization.trim());
