@@ -95,7 +95,14 @@ export class MonitorComponent implements Component {
       engine: () => this.engine(), connections: () => { try { return network.pool.size; } catch { return 0; } }, minimalDelayMs: config.server.minimalDelay,
       logger: log.child({ component: 'snmp' }),
     });
-    await service.start();
+    try {
+      await service.start();
+    } catch (err) {
+      // A port taken or privileged (161 as non-root) must not keep the server from running.
+      log.warn({ file, err: err instanceof Error ? err.message : String(err) }, 'SNMP disabled: the agent cannot start');
+      await service.stop().catch(() => undefined);
+      return undefined;
+    }
     return { stop: () => service.stop(), describe: () => service.describe() };
   }
 

@@ -4,6 +4,7 @@
  * transfer records, the SNMP agent answers; SVC_MONITORING=off starts none of them.
  */
 import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,6 +86,19 @@ describe('monitoring in a running server', () => {
 
     const get = await run('snmpget', ['-v2c', '-c', 'public', '-On', '-m', '', `127.0.0.1:${snmpPort}`, '1.3.6.1.4.1.66666.66.1.2.0']);
     expect(get.stdout).toContain('STRING: "hosta"');
+  });
+
+  it('an SNMP port already taken leaves SNMP off with a warning; the server runs', async () => {
+    const taken = createSocket('udp4');
+    await new Promise<void>((resolve) => taken.bind(0, '127.0.0.1', resolve));
+    try {
+      const metricsPort = await freeTcpPort();
+      runtime = await startServer(metricsPort, taken.address().port);
+      expect(runtime.describe().join('\n')).not.toContain('SNMP agent');
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/health`)).status).toBe(200);
+    } finally {
+      taken.close();
+    }
   });
 
   it('SVC_MONITORING=off: no metrics listener, no push', async () => {
