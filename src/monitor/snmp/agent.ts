@@ -164,7 +164,10 @@ export class SnmpService {
     const n = this.notifier;
     if (n === undefined) return;
     const r = o.record;
-    if (o.code.char !== 'O') void n.notify('error', `Transfer in error since ${o.message}`, o.code.meaning);
+    // Refused for load (code l): the original's "overloaded" notification, else the error one.
+    const partner = r.requested === this.deps.hostId ? r.requester : r.requested;
+    if (o.code.char === 'l') void n.notify('overloaded', `Rule: ${r.idRule} from ${partner}`, o.message);
+    else if (o.code.char !== 'O') void n.notify('error', `Transfer in error since ${o.message}`, o.code.meaning);
     const final = r.updatedInfo === UpdatedInfo.INERROR || r.updatedInfo === UpdatedInfo.INTERRUPTED;
     if (final || n.level >= TrapLevel.AllEvents) void n.infoTask(SnmpNotifier.taskText(r, final), r);
   }
