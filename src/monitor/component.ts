@@ -31,6 +31,21 @@ export interface MonitorPart {
   describe(): string[];
 }
 
+/**
+ * The `<monitoring>` settings of each loaded configuration, read once with it: a restart that keeps
+ * the previous configuration (its server.xml no longer loads) keeps these too instead of reading the
+ * broken file again and stopping the process.
+ */
+const settingsOfConfig = new WeakMap<object, MonitoringSettings>();
+
+async function settingsFor(config: { file: string }): Promise<MonitoringSettings> {
+  const known = settingsOfConfig.get(config);
+  if (known !== undefined) return known;
+  const settings = await loadMonitoringSettings(config.file);
+  settingsOfConfig.set(config, settings);
+  return settings;
+}
+
 export class MonitorComponent implements Component {
   readonly name = 'monitoring';
   private parts: MonitorPart[] = [];
@@ -53,7 +68,7 @@ export class MonitorComponent implements Component {
 
   async start(): Promise<void> {
     const { config, log } = this.runtime;
-    const settings = await loadMonitoringSettings(config.file);
+    const settings = await settingsFor(config);
     this.settingsValue = settings;
     if (!settings.enabled) {
       log.warn('monitoring is off (SVC_MONITORING=off): no metrics, push monitoring nor SNMP');
