@@ -63,6 +63,10 @@ export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial):
         // Our side accepts channels opened by either side on any connection (§1.4).
         onNewChannel: (channel) => acceptChannel(ctx, channel),
         reads: host.isSsl ? undefined : reads,
+        // A partner we call is held to the same bounds until our Authent is answered, and after.
+        handshakeFrameBytes: ctx.guard?.handshakeFrameBytes,
+        budget: ctx.guard?.budget,
+        warnings: ctx.guard?.warnings,
       });
     } catch (err) {
       lastError = err as Error;
