@@ -9,6 +9,8 @@ import { MonitorComponent } from '../monitor/component.js';
 import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
+import { ErrorCode } from '../model/error-code.js';
+import { R66Error } from '../net/errors.js';
 import { PacketType } from '../protocol/index.js';
 import { TransferService } from '../transfer/index.js';
 import { TRANSFER_ORDERS } from '../transfer/control.js';
@@ -56,6 +58,9 @@ function composeR66Handlers(runtime: ServerRuntime, network: R66Network, busines
   // The rows of the engine running now (TransferService.engine fails while it is not started).
   let engineRows: { engine: TransferService['engine']; rows: ReturnType<TransferService['engine']['handlerRows']> } | undefined;
   const rows = (): ReturnType<TransferService['engine']['handlerRows']> => {
+    // A request in the short while the listener runs and the engine not yet (or no more): the
+    // requester retries later, as for an overloaded host.
+    if (!transfers.running) throw new R66Error('the transfer service is not running: retry later', ErrorCode.ServerOverloaded);
     const engine = transfers.engine;
     if (engineRows?.engine !== engine) engineRows = { engine, rows: engine.handlerRows(handlers) };
     return engineRows.rows;

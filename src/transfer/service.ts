@@ -33,6 +33,11 @@ export class TransferService {
 
   constructor(private readonly deps: TransferServiceDeps) {}
 
+  /** True between start and stop (the engine exists). */
+  get running(): boolean {
+    return this.current !== undefined;
+  }
+
   /** The running engine (REST, the web UI and in-process clients use it). */
   get engine(): TransferEngine {
     if (this.current === undefined) throw new Error('the transfer engine is not started');
@@ -63,7 +68,7 @@ export class TransferService {
     }
     const ownIds = [config.hostId, ...(config.sslHostId ? [config.sslHostId] : [])];
     // A cluster member (multiplemonitors > 1, docs/cluster.md) claims due rows atomically.
-    const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({ hostId: config.hostId, ownIds, store: this.deps.store, logger }) : undefined;
+    const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({ hostId: config.hostId, ownIds, store: this.deps.store, logger, takeoverAfterMs: config.server.clusterTakeover }) : undefined;
     await cluster?.start();
     const scheduler = new TransferScheduler({
       engine, runner: store.runner, ownIds, ownerId: config.hostId, periodMs: config.limits.delayCommand, runLimit: config.limits.runLimit,
