@@ -66,11 +66,19 @@ export class RequestHandlers {
     return this;
   }
 
-  /** Registers (or replaces) the handler of these sub-kinds of Valid or JsonCommand conversations. */
+  /**
+   * Registers the handler of these sub-kinds of Valid or JsonCommand conversations. A sub-kind
+   * another module (another `name`) answers already is refused: two modules never share one.
+   */
   registerSubKinds<K extends 'valid' | 'jsonCommand'>(kind: K, subKinds: Iterable<number>, handler: RequestHandler<K>, name: string): this {
     let rows = this.bySubKind.get(kind);
     if (rows === undefined) this.bySubKind.set(kind, (rows = new Map()));
-    for (const sub of subKinds) rows.set(sub, { handler: handler as unknown as RequestHandler, name });
+    const subs = [...subKinds];
+    for (const sub of subs) {
+      const owner = rows.get(sub)?.name;
+      if (owner !== undefined && owner !== name) throw new Error(`${kind} sub-kind ${sub} is answered by ${owner} already (not by ${name})`);
+    }
+    for (const sub of subs) rows.set(sub, { handler: handler as unknown as RequestHandler, name });
     return this;
   }
 

@@ -47,4 +47,11 @@ describe('RequestHandlers', () => {
     await rest(ctx, valid(PacketType.LOG));
     expect(late).toBe(true);
   });
+
+  it('refuses a sub-kind another module answers already', () => {
+    const handlers = new RequestHandlers().registerSubKinds('valid', [PacketType.STOP], async () => undefined, 'transfer orders');
+    expect(() => handlers.registerSubKinds('valid', [PacketType.LOG, PacketType.STOP], async () => undefined, 'admin exports')).toThrow(/sub-kind \d+ is answered by transfer orders already/);
+    // Nothing of the refused registration was kept.
+    expect(handlers.table()).toEqual([{ kind: 'valid', subKinds: [PacketType.STOP], name: 'transfer orders' }]);
+  });
 });
