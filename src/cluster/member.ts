@@ -38,7 +38,7 @@ export interface ClusterMemberOptions {
    * the others (default 20 s). With the defaults a dead member's rows run again within about
    * 20 + 5 + 5 s, or 20 + 20 + 5 s when it also held the take-over job: under a minute.
    */
-  takeoverAfterMs?: number;
+  takeoverAfterMs?: number | undefined;
 }
 
 /** The member number written in a row's TRANSFERINFO, or undefined. */
@@ -58,8 +58,9 @@ export class ClusterMember {
   private beating: Promise<void> | undefined;
 
   constructor(private readonly opts: ClusterMemberOptions) {
-    this.heartbeatMs = opts.heartbeatMs ?? 5_000;
-    this.takeoverAfterMs = opts.takeoverAfterMs ?? 20_000;
+    this.takeoverAfterMs = Math.max(opts.takeoverAfterMs ?? 20_000, 1_000);
+    // Several beats per expiry, so one slow write does not make a live member look dead.
+    this.heartbeatMs = opts.heartbeatMs ?? Math.min(5_000, Math.floor(this.takeoverAfterMs / 4));
     this.takeover = new DatabaseLease({
       job: 'takeover', hostId: opts.hostId, store: opts.store, logger: opts.logger,
       ttlMs: this.takeoverAfterMs, renewMs: this.heartbeatMs,

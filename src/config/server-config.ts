@@ -108,7 +108,7 @@ async function readServerSection(sec: SectionReader, identity: IdentityConfig): 
     adminKeyPassword: adminKeyPath === undefined ? sec.nonEmpty('admkeypass') : sec.required('admkeypass', 'the admin key password (required with admkeypath)'),
     checkAddress: sec.boolean('checkaddress', false), checkClientAddress: sec.boolean('checkclientaddress', false),
     pastLimit: round10(sec.long('pastlimit', 86400000)), minimalDelay: round10(sec.long('minimaldelay', 5000)),
-    snmpConfigFile: optionalPath(sec, 'snmpconfig'), multipleMonitors: Math.max(sec.int('multiplemonitors', 1), 1), businessFactory,
+    snmpConfigFile: optionalPath(sec, 'snmpconfig'), multipleMonitors: Math.max(sec.int('multiplemonitors', 1), 1), clusterTakeover: sec.optionalInt('clustertakeover'), businessFactory,
   };
 }
 
@@ -237,7 +237,7 @@ function writeServerSection(s: ServerAdminConfig): XmlOut {
     ...el('admkeypath', s.adminKeyPath), ...el('admkeystorepass', s.adminKeyStorePassword), ...el('admkeypass', s.adminKeyPassword),
     ...el('checkaddress', s.checkAddress), ...el('checkclientaddress', s.checkClientAddress),
     ...el('pastlimit', s.pastLimit), ...el('minimaldelay', s.minimalDelay), ...el('snmpconfig', s.snmpConfigFile),
-    ...el('multiplemonitors', s.multipleMonitors), ...el('businessfactory', s.businessFactory),
+    ...el('multiplemonitors', s.multipleMonitors), ...el('clustertakeover', s.clusterTakeover), ...el('businessfactory', s.businessFactory),
   ]);
 }
 

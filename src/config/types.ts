@@ -180,6 +180,8 @@ export interface ServerAdminConfig {
   /** Absolute snmpconfig.xml path; load it with loadSnmpConfig (failure = SNMP off). */
   snmpConfigFile: string | undefined;
   multipleMonitors: number;
+  /** svc only (`clustertakeover`, ms): a cluster member silent this long is dead and its transfers go to the others (docs/cluster.md; default 20000). */
+  clusterTakeover?: number | undefined;
   businessFactory: string | undefined;
 }
 
