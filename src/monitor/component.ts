@@ -170,7 +170,8 @@ export class MonitorComponent implements Component {
     });
     await endpoint.start();
     return {
-      stop: async () => { metrics.detach(); await endpoint.stop(); },
+      // A restart builds new metrics: this registry's collectors go with it.
+      stop: async () => { metrics.detach(); await endpoint.stop(); metrics.registry.clear(); },
       describe: () => [`metrics on http://${settings.metricsAddress}:${endpoint.port}${settings.metricsPath}, health on ${settings.healthPath}`],
     };
   }
