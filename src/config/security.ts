@@ -36,7 +36,7 @@ export function defaultSecurity(timeoutConMs: number): SecurityConfig {
     maxConnections: 1000,
     maxConnectionsPerAddress: 100,
     handshakeFrameBytes: 16 * 1024,
-    handshakeTimeoutMs: Math.min(10_000, Math.max(1000, timeoutConMs)),
+    handshakeTimeoutMs: 10_000,
     bufferedBytes: 64 * 1024 * 1024,
     warnIntervalMs: 60_000,
     restBodyLimit: 64 * 1024,
