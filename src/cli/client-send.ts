@@ -27,8 +27,8 @@ interface DirectResult {
   record: TransferRecord | undefined;
 }
 
-/** A transfer engine of this client process (its store, pool and directories). */
-export async function openEngine(session: ClientSession): Promise<TransferEngine> {
+/** A transfer engine of this client process (its store, pool and directories); `extraServed`: see TransferEngineOptions. */
+export async function openEngine(session: ClientSession, extraServed: readonly string[] = []): Promise<TransferEngine> {
   const { ctx, pool } = await session.network();
   const { config } = session;
   return new TransferEngine({
@@ -40,6 +40,7 @@ export async function openEngine(session: ClientSession): Promise<TransferEngine
     tasks: await session.tasks(),
     logger: session.logger,
     ownerId: config.hostId,
+    extraServed,
   });
 }
 

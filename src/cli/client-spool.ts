@@ -134,7 +134,8 @@ export async function runSpool(ctx: ClientCommandContext, argv: readonly string[
           const p = await session.partner(id);
           return p === undefined ? undefined : session.ownIdFor(p);
         },
-        engine: () => openEngine(session),
+        // The watched directories are where the files to send lie (file policy).
+        engine: () => openEngine(session, configs.flatMap((c) => c.directories)),
       });
       let started = false;
       const daemon: WatchDaemon = new WatchDaemon(configs, {

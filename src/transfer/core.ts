@@ -28,6 +28,8 @@ export interface RunningTransfer {
 export interface EngineCore {
   identity: LocalIdentity;
   directories: DirectoryConfig;
+  /** TransferEngineOptions.extraServed. */
+  extraServed: readonly string[];
   limits: LimitConfig;
   runner: RunnerRepository;
   findRule(idRule: string): Promise<Rule | undefined>;

@@ -58,6 +58,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     this.core = {
       identity: opts.identity,
       directories: opts.directories,
+      extraServed: opts.extraServed ?? [],
       limits: opts.limits,
       runner: opts.store.runner,
       findRule: (id) => rules.get(id),
@@ -128,7 +129,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
 
   /** The directories this host serves (file policy: where an absolute file name may lie). */
   private get served(): string[] {
-    return servedDirectories(this.opts.directories);
+    return servedDirectories(this.opts.directories, ...(this.opts.extraServed ?? []));
   }
 
   /** Transfers running on this host now (either role). */

@@ -87,7 +87,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   let size = -1;
   if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
     try {
-      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories))));
+      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories, ...core.extraServed))));
     } catch (err) {
       const e = toR66Error(err);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };

@@ -25,6 +25,11 @@ export interface TransferEngineOptions {
   /** server.xml `directories` (absolute paths and virtual defaults). */
   directories: DirectoryConfig;
   /**
+   * Absolute directories, besides the host's, where a file to send may lie (file policy): the
+   * FileWatcher's watched directories. Default none.
+   */
+  extraServed?: readonly string[];
+  /**
    * server.xml `limit` values the engine uses: blockSize, gapRestart, digest, globalDigest,
    * localDigest, compression, timeoutCon, delayRetry, runLimit, delayCommand, sessionLimit,
    * globalLimit, delayLimit.

@@ -55,7 +55,9 @@ describe('svc-r66client watcher and spool commands', () => {
   it('spool in submit mode: TOSUBMIT rows in the shared database, run by the local server\'s scheduler', async () => {
     await startNode(b);
     await startNode(a);
-    const w = writeClientSide(box, a);
+    // The server runs the rows: its file policy wants the files inside its directories.
+    const w = { ...writeClientSide(box, a), spool: join(a.home, 'out', 'spool') };
+    mkdirSync(w.spool);
     const proc = await startWatcher(w);
     for (let i = 0; i < 3; i++) writeFileSync(join(w.spool, `s${i}.txt`), `submitted ${i}`);
     await waitFor(() => received(b).length >= 3, { what: 'three files through the scheduler', timeoutMs: 30_000 });
