@@ -2,6 +2,7 @@
 // keep a host facing partners it does not control within bounded memory and file descriptors.
 // Every element is optional; docs/security.md lists them with their defaults and how to tune them.
 import type { SectionReader } from './values.js';
+import { el, section, type XmlOut } from './xml-write.js';
 
 export interface SecurityConfig {
   /** R66: connections open at once on each listener (beyond: accepted and closed at once). */
@@ -77,4 +78,19 @@ export function readSecurity(sec: SectionReader, timeoutConMs: number): Security
 /** The host's settings: what server.xml gave, else the defaults (configurations built in code). */
 export function securityOf(config: { security?: SecurityConfig; limits: { timeoutCon: number } }): SecurityConfig {
   return config.security ?? defaultSecurity(config.limits.timeoutCon);
+}
+
+/** The `security` section for writing server.xml back: only the values that differ from the defaults. */
+export function writeSecurity(s: SecurityConfig | undefined, timeoutConMs: number): XmlOut[] {
+  if (s === undefined) return [];
+  const d = defaultSecurity(timeoutConMs);
+  const names: Array<[keyof SecurityConfig, string]> = [
+    ['maxConnections', 'maxconnections'], ['maxConnectionsPerAddress', 'maxconnectionsperaddress'], ['handshakeFrameBytes', 'handshakeframebytes'],
+    ['handshakeTimeoutMs', 'handshaketimeout'], ['bufferedBytes', 'bufferedbytes'], ['warnIntervalMs', 'warninterval'], ['restBodyLimit', 'restbodylimit'],
+    ['restImportBodyLimit', 'restimportbodylimit'], ['restMaxAuthFailures', 'restmaxauthfailures'], ['restLockoutMs', 'restlockout'],
+    ['restClockSkewMs', 'restclockskew'],
+  ];
+  const children = names.filter(([k]) => s[k] !== d[k]).flatMap(([k, name]) => el(name, s[k]));
+  if (s.receivedFileMode !== d.receivedFileMode) children.push(...el('receivedfilemode', `0${s.receivedFileMode.toString(8)}`));
+  return children.length === 0 ? [] : [section('security', children)];
 }

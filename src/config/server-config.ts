@@ -10,7 +10,7 @@ import { decryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError, describeIoError } from './errors.js';
 import { ignoredServerSettings } from './ignored-settings.js';
 import { formatRoleSet, parseRoleSet } from './roles.js';
-import { readSecurity } from './security.js';
+import { readSecurity, writeSecurity } from './security.js';
 import {
   REST_FUNCTIONS, type DirectoryConfig, type IdentityConfig, type NetworkConfig, type PushMonitorConfig, type RestConfig, type RestFunction,
   type RoleEntry, type ServerAdminConfig, type ServerConfig,
@@ -284,6 +284,7 @@ export function serverConfigToXml(c: ServerConfig): XmlOut {
     writeIdentity(c.identity), writeServerSection(c.server), writeNetwork(c.network), ...writeSsl(c.ssl), writeDirectories(c.directories),
     writeLimits(c.limits), ...writeDb(c.db, c.taskRunnerNoDb), ...c.rest.map(writeRest), ...writeBusiness(c.business), ...roles,
     ...writeAliases(c.aliases), ...writeExtendTaskFactories(c.extendTaskFactories), ...writePushMonitor(c.pushMonitor),
+    ...writeSecurity(c.security, c.limits.timeoutCon),
   ]);
 }
 

@@ -1,6 +1,6 @@
 // server.xml `security` (ours) and a `rest` section without restsigkey (issue 21 item 7).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, defaultSecurity, loadServerConfig } from '../../src/config/index.js';
+import { ConfigError, defaultSecurity, loadServerConfig, writeServerConfig } from '../../src/config/index.js';
 import { makeInstance, type Instance } from './instance.js';
 
 let inst: Instance;
@@ -20,6 +20,11 @@ describe('server.xml security and restsigkey', () => {
     expect(plain.security).toEqual(defaultSecurity(plain.limits.timeoutCon));
     const f = await inst.sample('server.xml', (x) => x.replace('</config>', '<security><maxconnectionsperaddress>7</maxconnectionsperaddress><receivedfilemode>0600</receivedfilemode><restlockout>1000</restlockout></security></config>'));
     expect((await loadServerConfig(f)).security).toMatchObject({ maxConnectionsPerAddress: 7, receivedFileMode: 0o600, restLockoutMs: 1000, maxConnections: 1000 });
+    // Written back with the values that differ from the defaults, and read again the same.
+    const loaded = await loadServerConfig(f);
+    const copy = await inst.write('copy.xml', '');
+    await writeServerConfig(copy, loaded);
+    expect((await loadServerConfig(copy)).security).toEqual(loaded.security);
     const bad = await inst.sample('server.xml', (x) => x.replace('</config>', '<security><receivedfilemode>rw-r-----</receivedfilemode></security></config>'));
     const err = await loadServerConfig(bad).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
