@@ -1,0 +1,131 @@
+/**
+ * Cluster benchmark (issue 27 item 5), run on its own:
+ *
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist/bench/cluster/cluster-bench.js [--members 1,2,3] [--files N] [--url postgres://root@127.0.0.1:5432/test]
+ *
+ * For each member count: a fresh PostgreSQL database, hosta = that many real svc servers (one
+ * process each, same host id, multiplemonitors = the count, shared directories), hostb one server
+ * on SQLite. `svc-r66client masend` submits N small files (default 1000 of 4 KB) into the shared
+ * database; the members' schedulers claim and send them. Prints transfers/s, CPU seconds per
+ * transfer of each member and of hostb, and the database's committed transactions per transfer
+ * (pg_stat_database; each autocommit statement is one) and lock waits seen by sampling pg_locks.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Child } from '../lib/child.js';
+import { Monitor } from '../lib/proc.js';
+import { freePort, writeHomes, type Home } from '../svc/homes.js';
+import { runCli, startServer } from '../svc/hosts.js';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
+}
+
+const log = (line: string): void => void process.stderr.write(`[cluster-bench] ${line}\n`);
+
+interface Row {
+  members: number;
+  files: number;
+  seconds: number;
+  perSecond: number;
+  cpuPerTransferMs: number[];
+  hostbCpuPerTransferMs: number;
+  xactPerTransfer: number;
+  lockWaitSamples: number;
+}
+
+async function pgQuery<R>(url: string, text: string): Promise<R[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows as R[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** A copy of hosta's configuration for member k: same home directories, own ports. */
+async function memberHome(a: Home, k: number): Promise<Home> {
+  if (k === 1) return a;
+  const confDir = `${a.confDir}-m${k}`;
+  cpSync(a.confDir, confDir, { recursive: true, filter: (src) => !src.startsWith(join(a.confDir, 'data')) });
+  const ports = { port: await freePort(), sslPort: await freePort() };
+  const xml = readFileSync(join(confDir, 'server.xml'), 'utf8')
+    .replace(`<serverport>${a.ports.port}</serverport>`, `<serverport>${ports.port}</serverport>`)
+    .replace(`<serversslport>${a.ports.sslPort}</serversslport>`, `<serversslport>${ports.sslPort}</serversslport>`);
+  writeFileSync(join(confDir, 'server.xml'), xml);
+  return { ...a, confDir, ports };
+}
+
+function onPostgres(file: string, jdbc: string, members: number): void {
+  let xml = readFileSync(file, 'utf8').replace(/<db>.*?<\/db>/s, `<db><dbdriver>postgresql</dbdriver><dbserver>${jdbc}</dbserver><dbuser>root</dbuser><dbpasswd>unused</dbpasswd></db>`);
+  if (xml.includes('<server>')) xml = xml.replace('<server>', `<server><multiplemonitors>${members}</multiplemonitors>`);
+  writeFileSync(file, xml);
+}
+
+async function runOnce(members: number, files: number, baseUrl: string): Promise<Row> {
+  const root = mkdtempSync(join(tmpdir(), 'svc-cluster-bench-'));
+  const dbName = `svc_cluster_${members}_${process.pid}`;
+  await pgQuery(baseUrl, `CREATE DATABASE ${dbName}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${dbName}`;
+  const jdbc = `jdbc:postgresql://${url.host}/${dbName}`;
+  const children: Child[] = [];
+  try {
+    const { a, b, run } = await writeHomes(root, { runLimit: 16, digest: 5 });
+    onPostgres(join(a.confDir, 'server.xml'), jdbc, members);
+    onPostgres(a.submitXml, jdbc, members);
+    for (const c of run) if (!(c.home === a && c.side === 'client')) await runCli(c.side, c.home, c.args);
+    const homes: Home[] = [];
+    for (let k = 1; k <= members; k++) homes.push(await memberHome(a, k));
+    const serverB = await startServer(b);
+    children.push(serverB);
+    for (const h of homes) children.push(await startServer(h));
+    for (let i = 0; i < files; i++) writeFileSync(join(a.outDir, `bench-${i}.dat`), Buffer.alloc(4096, i % 251));
+    const before = (await pgQuery<{ n: string }>(url.toString(), 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n ?? '0';
+    const monitor = new Monitor();
+    children.slice(1).forEach((c, i) => monitor.watch(c.pid, `member ${i + 1}`));
+    monitor.watch(serverB.pid, 'host-b');
+    const t0 = performance.now();
+    await runCli('client', a, ['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'bench-*.dat']);
+    let lockWaits = 0;
+    for (;;) {
+      const got = readdirSync(b.inDir).filter((f) => f.includes('bench-')).length;
+      if (got >= files) break;
+      if (performance.now() - t0 > 15 * 60_000) throw new Error(`stalled at ${got}/${files}`);
+      lockWaits += Number((await pgQuery<{ n: string }>(url.toString(), "SELECT count(*) AS n FROM pg_locks WHERE NOT granted"))[0]?.n ?? 0);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const usage = monitor.finish();
+    const after = (await pgQuery<{ n: string }>(url.toString(), 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n ?? '0';
+    const cpu = (role: string): number => ((usage.find((u) => u.role === role)?.cpuSeconds ?? 0) * 1000) / files;
+    return {
+      members, files, seconds, perSecond: files / seconds,
+      cpuPerTransferMs: homes.map((_, i) => cpu(`member ${i + 1}`)), hostbCpuPerTransferMs: cpu('host-b'),
+      xactPerTransfer: (Number(after) - Number(before)) / files, lockWaitSamples: lockWaits,
+    };
+  } finally {
+    for (const c of children.reverse()) await c.stop('SIGTERM').catch(() => undefined);
+    await pgQuery(baseUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const counts = arg('members', '1,2,3').split(',').map(Number);
+const files = Number(arg('files', '1000'));
+const baseUrl = arg('url', process.env.SVC_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test');
+const rows: Row[] = [];
+for (const m of counts) {
+  log(`${m} member(s), ${files} files...`);
+  const row = await runOnce(m, files, baseUrl);
+  rows.push(row);
+  log(JSON.stringify(row));
+}
+console.log('members  transfers/s  CPU ms/transfer per member  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples');
+for (const r of rows) {
+  console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.cpuPerTransferMs.map((c) => c.toFixed(2)).join(' / ').padStart(26)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}`);
+}
