@@ -67,6 +67,12 @@ export interface TransferOrdersOptions {
  * directories (file policy, src/fs/file-policy.ts); to receive: the name asked of the partner.
  */
 export interface TransferOrder extends Pick<TransferRequest, 'partner' | 'rule' | 'file' | 'md5' | 'blockSize' | 'fileInfo' | 'noFollow' | 'start'> {
+  /**
+   * The id of the new row, chosen beforehand (the FileWatcher takes its ids first so a restart
+   * finds its rows again); default the next one. A row with that id existing: the submission fails.
+   * submit() only: submitMany() gives its rows the ids of its batch.
+   */
+  id?: bigint;
   /** Extra TRANSFERINFO (REST v2 `transferInfo`). */
   transferInfo?: string;
   /** The file's size when the caller already read it (masend's expansion). */
@@ -121,7 +127,7 @@ export class TransferOrders {
    */
   async prepare(order: TransferOrder): Promise<TransferRecord> {
     const build = await this.builder(order);
-    return build(await this.opts.store.nextTransferId());
+    return build(order.id ?? (await this.opts.store.nextTransferId()));
   }
 
   /** The checks of prepare(), and the row as a function of the id still to be given. */
