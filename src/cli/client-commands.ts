@@ -16,6 +16,7 @@ const business = lazyCommand<ClientCommandContext>(async () => (await import('./
 const spool = lazyCommand<ClientCommandContext>(async () => (await import('./client-spool.js')).spoolCommand);
 const watcher = lazyCommand<ClientCommandContext>(async () => (await import('./client-watcher.js')).watcherCommand);
 const icaptest = lazyCommand<ClientCommandContext>(async () => (await import('./client-icaptest.js')).icaptestCommand);
+const gui = lazyCommand<ClientCommandContext>(async () => (await import('./client-gui.js')).guiCommand);
 
 export const CLIENT_NETWORK_COMMANDS: Record<string, Handler> = {
   send,
@@ -30,6 +31,8 @@ export const CLIENT_NETWORK_COMMANDS: Record<string, Handler> = {
   spool,
   watcher,
   icaptest,
+  // A local web page instead of the original's desktop client (docs/web-ui.md).
+  gui,
   // The seed names these raw entry points (cli.md §5): accepted as command names too.
   Message: message,
   BusinessRequest: business,

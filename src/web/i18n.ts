@@ -36,7 +36,7 @@ const EN = {
   shutdownStarted: 'The server is shutting down', badRequest: 'Refused: a parameter holds forbidden characters', forged: 'Refused: the form is expired or forged; reload the page',
   refresh: 'Auto-refresh (s, 0 = off)', result: 'Result', welcome: 'Welcome', loggedAs: 'Logged in as', roleList: 'Roles', summary: 'Summary',
   required: 'is required', notFound: 'not found', progress: 'Progress', rate: 'Rate', step: 'Step', done_: 'done', failed: 'failed', count: 'Count',
-  skip: 'Skip to content', menu: 'Menu', add: 'Create',
+  skip: 'Skip to content', menu: 'Menu', add: 'Create', firstPage: 'First page',
 } as const;
 
 export type TextKey = keyof typeof EN;
@@ -72,7 +72,7 @@ const FR: Record<TextKey, string> = {
   shutdownStarted: 'Le serveur s\'arrête', badRequest: 'Refusé : un paramètre contient des caractères interdits', forged: 'Refusé : formulaire expiré ou falsifié ; rechargez la page',
   refresh: 'Rafraîchissement (s, 0 = aucun)', result: 'Résultat', welcome: 'Bienvenue', loggedAs: 'Connecté en tant que', roleList: 'Rôles', summary: 'Résumé',
   required: 'est obligatoire', notFound: 'introuvable', progress: 'Progression', rate: 'Débit', step: 'Étape', done_: 'fait', failed: 'échec', count: 'Nombre',
-  skip: 'Aller au contenu', menu: 'Menu', add: 'Créer',
+  skip: 'Aller au contenu', menu: 'Menu', add: 'Créer', firstPage: 'Première page',
 };
 
 const TEXTS: Record<Lang, Record<TextKey, string>> = { en: EN, fr: FR };

@@ -16,6 +16,7 @@ import { createWebApp, sendHtml } from './server.js';
 import type { WebServices } from './services.js';
 import { spooledPage } from './spooled.js';
 import { StatusDocuments, statusJson, statusXml } from './status-doc.js';
+import { transferPage } from './transfer-page.js';
 import { rowAttrs, TRANSFER_HEADERS, transferCells } from './transfer-rows.js';
 
 const DEFAULT_NB = 60;
@@ -110,11 +111,16 @@ ${field(t('rows'), 'NB', String(DEFAULT_NB), 'number', 'min="0"')}<div class="ac
 export async function listTables(services: WebServices, view: string, nb: number, t: Translate): Promise<Html> {
   const { rest } = services;
   const tables: Html[] = [];
+  // The step-status tables share one read of the newest running rows (a bounded one when NB is set).
+  let running: Promise<TransferRecord[]> | undefined;
+  const runningRows = (filter: TransferFilter): Promise<TransferRecord[]> =>
+    (running ??= rest.store.runner.list(filter, { orderBy: 'start', descending: true, ...(nb > 0 ? { limit: nb * 3 } : {}) }));
   for (const q of viewQueries(view, rest.config.hostId, rest.now())) {
     const limit = nb > 0 ? Math.max(1, Math.floor(nb * q.share)) : undefined;
-    // Step-status tables read the running rows and keep one status: running rows are few.
-    const rows: TransferRecord[] = (await rest.store.runner.list(q.filter, { orderBy: 'start', descending: true, ...(limit !== undefined && q.stepChar === undefined ? { limit } : {}) }))
-      .filter((r) => q.stepChar === undefined || r.stepStatus.char === q.stepChar || (q.stepChar === '*' && !OWN_TABLE_STEPS.includes(r.stepStatus.char))).slice(0, limit);
+    const rows: TransferRecord[] = q.stepChar !== undefined
+      ? (await runningRows(q.filter)).filter((r) => r.stepStatus.char === q.stepChar || (q.stepChar === '*' && !OWN_TABLE_STEPS.includes(r.stepStatus.char))).slice(0, limit)
+      : limit !== undefined ? (await transferPage(rest.store.runner, q.filter, limit)).rows
+        : await rest.store.runner.list(q.filter, { orderBy: 'start', descending: true });
     const isRunning = (r: TransferRecord): boolean => rest.transfers?.isRunning(r) ?? false;
     tables.push(table(t(q.title), TRANSFER_HEADERS, rows.map((r) => transferCells(r, isRunning(r))), rows.map(rowAttrs)));
   }

@@ -23,8 +23,14 @@ export function createWebApp(log: Logger, tls?: TlsOptions): FastifyInstance {
   const app = (tls ? Fastify({ ...opts, https: tls }) : Fastify(opts)) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.addHook('onSend', async (_req, reply, payload) => {
+  const started = new WeakMap<object, number>();
+  app.addHook('onRequest', async (req) => {
+    started.set(req.raw, performance.now());
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(k)) void reply.header(k, v);
+    // How long the page took on the server (browsers' developer tools and the web bench read it).
+    void reply.header('server-timing', `app;dur=${(performance.now() - (started.get(req.raw) ?? performance.now())).toFixed(1)}`);
     if (tls) void reply.header('strict-transport-security', 'max-age=31536000');
     return payload;
   });

@@ -1,7 +1,7 @@
 /**
  * The transfer filter of Listing, CancelRestart and Export (web-ui.md §2.3): id range, start-time
  * range in the original's free date text, rule, partner, status checkboxes; `LIMITROW` rows per
- * page (default 48, at least 5) and our `offset` for the next/previous pages.
+ * page (default 48, at least 5, at most 1000); pages follow with the `before` cursor (transfer-page.ts).
  */
 import type { TransferFilter } from '../../store/index.js';
 import { field, html, type Html } from '../html.js';
@@ -25,7 +25,6 @@ export function parseFreeDate(value: string): Date | undefined {
 export interface ParsedFilter {
   filter: TransferFilter;
   limit: number;
-  offset: number;
   /** Problems to show (bad ids or dates are ignored, not fatal). */
   warnings: string[];
 }
@@ -65,7 +64,7 @@ export function parseFilter(params: Params, owner: string): ParsedFilter {
   const count = Object.values(status).filter(Boolean).length;
   // None or all four (or "all") = every status.
   if (count > 0 && count < 4 && !flag(params, 'all')) filter.status = status;
-  return { filter, limit: Math.max(5, intParam(params, 'LIMITROW', 48)), offset: Math.max(0, intParam(params, 'offset', 0)), warnings };
+  return { filter, limit: Math.min(1000, Math.max(5, intParam(params, 'LIMITROW', 48))), warnings };
 }
 
 /** The filter form (GET: it changes nothing, and its pages can be linked). */

@@ -12,7 +12,7 @@ main{padding:1rem;max-width:100%}main:focus{outline:none}
 .scroll{overflow-x:auto;margin:0 0 1.25rem}table{border-collapse:collapse;font-size:.85rem;min-width:100%}
 caption{text-align:left;font-weight:600;padding:.3rem 0}.count{color:var(--mut);font-weight:normal}
 th,td{border:1px solid var(--line);padding:.25rem .4rem;text-align:left;vertical-align:top;white-space:nowrap}th{background:var(--head)}
-td.wrap{white-space:normal;max-width:24rem;overflow-wrap:anywhere}
+td.wrap{white-space:normal;max-width:24rem;overflow-wrap:anywhere}pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere;max-width:48rem;margin:0}
 form.panel{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:.5rem 1rem;align-items:end;margin:0 0 1rem;padding:.75rem;border:1px solid var(--line);border-radius:6px}
 form.panel label{display:block;font-size:.85rem;color:var(--mut)}.field:has(textarea){grid-column:1/-1}form.panel label.check{color:var(--fg)}
 input,select,textarea{font:inherit;padding:.3rem;border:1px solid var(--line);border-radius:4px;width:100%;background:var(--bg);color:var(--fg)}input[type=checkbox]{width:auto}
