@@ -18,9 +18,11 @@ import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorCode } from '../model/error-code.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import type { Limits } from '../model/limits.js';
 import { DatabaseLease } from '../monitor/leader.js';
 import type { Store } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
+import { ConfigurationSync } from './config-sync.js';
 
 /** Key of the claiming member's number in a row's TRANSFERINFO map (our own key). */
 export const MEMBER_KEY = 'CLUSTERMEMBER';
@@ -39,6 +41,8 @@ export interface ClusterMemberOptions {
    * 20 + 5 + 5 s, or 20 + 20 + 5 s when it also held the take-over job: under a minute.
    */
   takeoverAfterMs?: number | undefined;
+  /** Applies CONFIGURATION rows set to UPDATEDINFO 3 (config-sync.ts), checked at each heartbeat. */
+  configuration?: { members: number; apply: (limits: Limits) => void };
 }
 
 /** The member number written in a row's TRANSFERINFO, or undefined. */
@@ -56,6 +60,7 @@ export class ClusterMember {
   private readonly takeover: DatabaseLease;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  private readonly config: ConfigurationSync | undefined;
 
   constructor(private readonly opts: ClusterMemberOptions) {
     this.takeoverAfterMs = Math.max(opts.takeoverAfterMs ?? 20_000, 1_000);
@@ -65,6 +70,8 @@ export class ClusterMember {
       job: 'takeover', hostId: opts.hostId, store: opts.store, logger: opts.logger,
       ttlMs: this.takeoverAfterMs, renewMs: this.heartbeatMs,
     });
+    const c = opts.configuration;
+    this.config = c ? new ConfigurationSync({ hostId: opts.hostId, members: c.members, store: opts.store, apply: c.apply, logger: opts.logger }) : undefined;
   }
 
   private get claimKey(): string {
@@ -140,7 +147,10 @@ export class ClusterMember {
   private schedule(): void {
     this.timer = setTimeout(() => {
       this.beating = this.beat()
-        .then(async () => { if (this.takeover.held) await this.takeOver(); })
+        .then(async () => {
+          await this.config?.check();
+          if (this.takeover.held) await this.takeOver();
+        })
         .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: heartbeat or take-over failed'))
         .finally(() => { if (this.timer !== undefined) this.schedule(); });
     }, this.heartbeatMs);

@@ -68,7 +68,11 @@ export class TransferService {
     }
     const ownIds = [config.hostId, ...(config.sslHostId ? [config.sslHostId] : [])];
     // A cluster member (multiplemonitors > 1, docs/cluster.md) claims due rows atomically.
-    const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({ hostId: config.hostId, ownIds, store: this.deps.store, logger, takeoverAfterMs: config.server.clusterTakeover }) : undefined;
+    const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({
+      hostId: config.hostId, ownIds, store: this.deps.store, logger, takeoverAfterMs: config.server.clusterTakeover,
+      // A CONFIGURATION row set to UPDATEDINFO 3 is re-applied by every member (database.md §9.2).
+      configuration: { members: config.server.multipleMonitors, apply: (l) => engine.bandwidth.set({ writeGlobal: l.writeGlobalLimit, readGlobal: l.readGlobalLimit, writeSession: l.writeSessionLimit, readSession: l.readSessionLimit }) },
+    }) : undefined;
     await cluster?.start();
     const scheduler = new TransferScheduler({
       engine, runner: store.runner, ownIds, ownerId: config.hostId, periodMs: config.limits.delayCommand, runLimit: config.limits.runLimit,
