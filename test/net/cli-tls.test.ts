@@ -83,18 +83,18 @@ describe('message over TLS through the CLI', () => {
   it('answers SUCCESS, exit 0, with mutual TLS and the SSL host ids', async () => {
     const r = await runCli('client', ['message', '-to', 'hostb-ssl', '-msg', 'over tls'], env);
     expect(r.stderr).toBe('');
-    expect(r).toMatchObject({ code: 0, stdout: 'Test Message SUCCESS TestPacket: MSG:over tls:101\n' });
+    expect(r).toMatchObject({ code: 0, stdout: 'Test Message       SUCCESS TestPacket: MSG:over tls:101\n' });
   });
 
   it('a client certificate the server does not trust: FAILURE, exit 2', async () => {
     const r = await runCli('client', ['message', '-to', 'hostb-ssl', '-msg', 'x'], envIntruder);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^Test Message FAILURE (ConnectionImpossible|Disconnection)/);
+    expect(r.stdout).toMatch(/^Test Message       FAILURE (ConnectionImpossible|Disconnection)/);
   });
 
   it('a plain connection to the TLS port fails: FAILURE, exit 2', async () => {
     const r = await runCli('client', ['message', '-to', 'hostb-plain', '-msg', 'x'], env);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^Test Message FAILURE (ConnectionImpossible|Disconnection)/);
+    expect(r.stdout).toMatch(/^Test Message       FAILURE (ConnectionImpossible|Disconnection)/);
   });
 });
