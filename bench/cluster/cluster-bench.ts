@@ -13,6 +13,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
@@ -35,6 +36,9 @@ interface Row {
   hostbCpuPerTransferMs: number;
   xactPerTransfer: number;
   lockWaitSamples: number;
+  /** Exactly once: requests hostb received (its RUNNER rows) and hosta rows not DONE at the end. */
+  rowsAtHostb: number;
+  notDone: number;
 }
 
 async function pgQuery<R>(url: string, text: string): Promise<R[]> {
@@ -102,11 +106,20 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
     const seconds = (performance.now() - t0) / 1000;
     const usage = monitor.finish();
     const after = (await pgQuery<{ n: string }>(url.toString(), 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n ?? '0';
+    // hosta's rows reach DONE shortly after hostb has the file: wait for them (bounded).
+    let notDone = files;
+    for (let i = 0; i < 100 && notDone > 0; i++) {
+      notDone = Number((await pgQuery<{ n: string }>(url.toString(), 'SELECT count(*) AS n FROM runner WHERE updatedinfo <> 6'))[0]?.n ?? files);
+      if (notDone > 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    const hostbDb = new Database(join(b.confDir, 'server.sqlite'), { readonly: true, timeout: 10_000 });
+    const rowsAtHostb = (hostbDb.prepare('SELECT count(*) AS n FROM runner').get() as { n: number }).n;
+    hostbDb.close();
     const cpu = (role: string): number => ((usage.find((u) => u.role === role)?.cpuSeconds ?? 0) * 1000) / files;
     return {
       members, files, seconds, perSecond: files / seconds,
       cpuPerTransferMs: homes.map((_, i) => cpu(`member ${i + 1}`)), hostbCpuPerTransferMs: cpu('host-b'),
-      xactPerTransfer: (Number(after) - Number(before)) / files, lockWaitSamples: lockWaits,
+      xactPerTransfer: (Number(after) - Number(before)) / files, lockWaitSamples: lockWaits, rowsAtHostb, notDone,
     };
   } finally {
     for (const c of children.reverse()) await c.stop('SIGTERM').catch(() => undefined);
@@ -125,7 +138,7 @@ for (const m of counts) {
   rows.push(row);
   log(JSON.stringify(row));
 }
-console.log('members  transfers/s  CPU ms/transfer per member  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples');
+console.log('members  transfers/s  CPU ms/transfer per member  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples  rows at hostb  not DONE');
 for (const r of rows) {
-  console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.cpuPerTransferMs.map((c) => c.toFixed(2)).join(' / ').padStart(26)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}`);
+  console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.cpuPerTransferMs.map((c) => c.toFixed(2)).join(' / ').padStart(26)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}  ${String(r.rowsAtHostb).padStart(13)}  ${String(r.notDone).padStart(8)}`);
 }
