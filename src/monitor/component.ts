@@ -46,6 +46,15 @@ async function settingsFor(config: { file: string }): Promise<MonitoringSettings
   return settings;
 }
 
+/** Open outgoing connections of the network's pool; 0 while the network is stopped. */
+function openOutgoing(network: R66Network): number {
+  try {
+    return network.pool.size;
+  } catch {
+    return 0;
+  }
+}
+
 export class MonitorComponent implements Component {
   readonly name = 'monitoring';
   private parts: MonitorPart[] = [];
@@ -107,7 +116,7 @@ export class MonitorComponent implements Component {
     const { network } = this.deps;
     const service = new SnmpService(snmp, {
       hostId: config.hostId, port: config.server.useNoSsl ? config.network.serverPort : config.network.serverSslPort, store: () => this.runtime.store,
-      engine: () => this.engine(), connections: () => { try { return network.pool.size; } catch { return 0; } }, minimalDelayMs: config.server.minimalDelay,
+      engine: () => this.engine(), connections: () => network.incomingConnections + openOutgoing(network), minimalDelayMs: config.server.minimalDelay,
       logger: log.child({ component: 'snmp' }),
     });
     try {
@@ -155,7 +164,9 @@ export class MonitorComponent implements Component {
     const { config } = runtime;
     const metrics = new HostMetrics({
       engine: () => this.engine(),
-      outgoingConnections: () => { try { return deps.network.pool.size; } catch { return 0; } },
+      outgoingConnections: () => openOutgoing(deps.network),
+      incomingConnections: () => deps.network.incomingConnections,
+      refusedConnections: () => deps.network.refusedConnections,
       queued: () => runtime.store.runner.count({ ownerReq: config.hostId, updatedInfo: [UpdatedInfo.TOSUBMIT] }),
       queueRefreshMs: Math.max(config.server.minimalDelay, 1000),
     }, config.hostId);

@@ -18,6 +18,8 @@ export interface MetricSources {
   outgoingConnections: () => number;
   /** Open incoming connections, when the network tells it. */
   incomingConnections?: () => number;
+  /** Incoming connections refused by the listeners' limits since start, when the network tells it. */
+  refusedConnections?: () => number;
   /** Count of this host's TOSUBMIT rows (the scheduler's queue). */
   queued: () => Promise<number>;
   /** Minimum time between two `queued` counts (ms). */
@@ -73,6 +75,14 @@ export class HostMetrics {
       g.set({ direction: 'outgoing' }, sources.outgoingConnections());
       if (sources.incomingConnections) g.set({ direction: 'incoming' }, sources.incomingConnections());
     });
+    const refused = sources.refusedConnections;
+    if (refused !== undefined) {
+      // A counter read from the listeners at scrape time (they count; we only report).
+      const c: Counter = new Counter({
+        name: 'svc_r66_connections_refused_total', help: 'Incoming R66 connections refused by the server.xml security limits (maxconnections, maxconnectionsperaddress)',
+        registers, collect: () => { c.reset(); c.inc(refused()); },
+      });
+    }
     gauge('svc_r66_channels_active', 'Local channels carrying a transfer on this host', [], (g) => g.set(this.engine?.runningCount ?? 0));
     gauge('svc_r66_bandwidth_bytes_per_second', 'Global throughput over the last check interval: in = read, out = written', ['direction'], (g) => {
       const t = this.engine?.bandwidth.throughput() ?? { read: 0, write: 0 };

@@ -199,6 +199,11 @@ export class R66Network {
     this.listeners.push(listener);
   }
 
+  /** Incoming connections open now, on every listener (the pool counts the outgoing ones). */
+  get incomingConnections(): number {
+    return this.listeners.reduce((n, l) => n + l.openConnections, 0);
+  }
+
   /** Connections the listeners refused by their limits since start (server.xml `security`). */
   get refusedConnections(): number {
     return this.listeners.reduce((n, l) => n + l.refusedConnections, 0);

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +27,13 @@ async function freeTcpPort(): Promise<number> {
   const port = (s.address() as { port: number }).port;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
+}
+
+function connectTcp(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s));
+    s.once('error', reject);
+  });
 }
 
 let box: Sandbox;
@@ -52,7 +59,7 @@ async function startServer(metricsPort: number, snmpPort: number, env: NodeJS.Pr
   writeFileSync(snmpFile, `<snmpconfig><config><localaddress>udp:127.0.0.1/${snmpPort}</localaddress><trapinformlevel>0</trapinformlevel></config></snmpconfig>`);
   writeFileSync(file, readFileSync(file, 'utf8')
     .replace('</server>', `<snmpconfig>${snmpFile}</snmpconfig></server>`)
-    .replace('</config>', `<monitoring><metricsport>${metricsPort}</metricsport><metricspath>/m</metricspath></monitoring>
+    .replace('</config>', `<security><maxconnectionsperaddress>1</maxconnectionsperaddress></security><monitoring><metricsport>${metricsPort}</metricsport><metricspath>/m</metricspath></monitoring>
       <pushMonitor><url>http://127.0.0.1:${receiver.port}</url><endpoint>/log</endpoint><delay>500</delay></pushMonitor></config>`));
   await runDatabaseTool({ configFile: file, side: 'server', initdb: true, authFile: join(inst.confDir, 'authent.xml'), log: silent });
   const saved = process.env.SVC_MONITORING;
@@ -86,6 +93,26 @@ describe('monitoring in a running server', () => {
 
     const get = await run('snmpget', ['-v2c', '-c', 'public', '-On', '-m', '', `127.0.0.1:${snmpPort}`, '1.3.6.1.4.1.66666.66.1.2.0']);
     expect(get.stdout).toContain('STRING: "hosta"');
+  });
+
+  it('incoming R66 connections count in the metrics and in nbNetworkConnection; refused ones in the metrics', async () => {
+    const metricsPort = await freeTcpPort();
+    const snmpPort = await freeTcpPort();
+    runtime = await startServer(metricsPort, snmpPort);
+    const r66Port = Number(/R66 plain listening on port (\d+)/.exec(runtime.describe().join('\n'))?.[1]);
+    const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/m`)).text();
+    const connected: Socket[] = [];
+    try {
+      // maxconnectionsperaddress is 1 here: the second socket from 127.0.0.1 is refused.
+      for (let i = 0; i < 2; i++) connected.push(await connectTcp(r66Port));
+      await waitFor(async () => (await scrape()).includes('svc_r66_connections_refused_total{hostid="hosta"} 1'), { timeoutMs: 5000, what: 'the refused connection counted' });
+      expect(await scrape()).toContain('svc_r66_connections_open{direction="incoming",hostid="hosta"} 1');
+      const get = await run('snmpget', ['-v2c', '-c', 'public', '-On', '-m', '', `127.0.0.1:${snmpPort}`, '1.3.6.1.4.1.66666.66.2.26.0']);
+      expect(get.stdout).toContain('Gauge32: 1');
+    } finally {
+      for (const s of connected) s.destroy();
+    }
+    await waitFor(async () => (await scrape()).includes('svc_r66_connections_open{direction="incoming",hostid="hosta"} 0'), { timeoutMs: 5000, what: 'the closed connection uncounted' });
   });
 
   it('an SNMP port already taken leaves SNMP off with a warning; the server runs', async () => {
