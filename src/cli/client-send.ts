@@ -27,6 +27,14 @@ interface DirectResult {
   record: TransferRecord | undefined;
 }
 
+/**
+ * What `send` and `msend` may name as an absolute file: anything the user running the command can
+ * read (cli.md §3: "relative to the rule's send directory or absolute"). These transfers run in the
+ * user's own process with the user's own rights, so no privilege is crossed; orders that the SERVER
+ * carries out (asend/masend rows, REST, web UI, TRANSFER task) stay confined to the served directories.
+ */
+const ANY_FILE_OF_THE_LOCAL_USER = ['/'] as const;
+
 /** A transfer engine of this client process (its store, pool and directories); `extraServed`: see TransferEngineOptions. */
 export async function openEngine(session: ClientSession, extraServed: readonly string[] = []): Promise<TransferEngine> {
   const { ctx, pool } = await session.network();
@@ -120,7 +128,7 @@ export async function sendCommand(ctx: ClientCommandContext, argv: readonly stri
       const req = targs.id !== undefined
         ? await restartRequest(session, partnerId, targs.id, targs)
         : baseRequest(partnerId, targs.rule as string, unescapeWildcards(targs.files[0] as string), targs);
-      const engine = await openEngine(session);
+      const engine = await openEngine(session, ANY_FILE_OF_THE_LOCAL_USER);
       const result = await runDirect(ctx, session, engine, req, targs).finally(() => engine.close());
       const label = 'DirectTransfer';
       printResult(ctx.io, targs.format, label, statusText(result.status), resultObject(label, argsField(configFile, args), result.status, statusText(result.status), result.body));
@@ -152,7 +160,7 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
       let stoppedOnUnknown = false;
       const rule = await session.store.rules.get(targs.rule as string);
       if (rule === undefined) throw new UsageError(`rule ${targs.rule ?? ''} is not known`);
-      const engine = await openEngine(session);
+      const engine = await openEngine(session, ANY_FILE_OF_THE_LOCAL_USER);
       try {
         await runAll(rule);
       } finally {

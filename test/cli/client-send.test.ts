@@ -1,5 +1,6 @@
 // send, msend and transfer end to end: the client's own engine towards hostb (cli.md §3.2, §3.4, §3.6).
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasNoStack, sqliteRows } from './cli-helpers.js';
@@ -23,6 +24,18 @@ describe('send (cli.md §3.2)', () => {
     expect(received(pair.b.serverHome, 'hello.txt')).toBe('hello world\n');
     const rows = await sqliteRows<{ updatedinfo: number }>(pair.a.sqliteFile, `SELECT updatedinfo FROM runner WHERE specialid = ${String(res.specialid)}`);
     expect(rows).toEqual([{ updatedinfo: 6 }]);
+  });
+
+  it('sends an absolute file outside the host\'s directories: the user\'s own file, as cli.md §3 allows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-own-file-'));
+    try {
+      writeFileSync(join(dir, 'own.txt'), 'my own file\n');
+      const r = await pair.client(['send', '-to', 'hostb', '-rule', 'send', '-file', join(dir, 'own.txt')]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(received(pair.b.serverHome, 'own.txt')).toBe('my own file\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('receives a file with a receive rule; -nolog removes the local record', async () => {
