@@ -3,7 +3,7 @@
  * progress, rate, step, status, running marker) the page script updates in place, and the
  * `data-key` that ties a row to the live events.
  */
-import type { TransferRecord } from '../model/transfer.js';
+import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { formatIsoLocal } from '../model/iso-date.js';
 import { html, Html } from './html.js';
 import { STEP_NAMES, transferKey } from './live.js';
@@ -17,9 +17,18 @@ export function transferCells(r: TransferRecord, running: boolean): Html[] {
     html`${r.retrieveMode ? 'S' : 'R'}`, html`${r.specialId.toString()}`, html`${r.idRule}`, html`<span class="wrap">${r.filename}</span>`, html`${r.requester}`, html`${r.requested}`,
     html`<span data-col="step">${STEP_NAMES[r.globalStep]}</span>`, html`<span data-col="status">${r.stepStatus.char}</span> ${r.stepStatus.name}`,
     html`${STATUS_NAMES[r.updatedInfo]}`, html`<span data-col="rank">${r.rank}</span>`,
-    html`<progress data-col="progress" aria-label="progress ${r.specialId.toString()}"></progress>`, html`<span data-col="rate"></span>`,
+    progress(r), html`<span data-col="rate"></span>`,
     html`${formatIsoLocal(r.start)}`, html`${formatIsoLocal(r.stop)}`, html`<span data-col="running" aria-label="${running ? 'active' : 'not active'}">${running ? '\u25cf' : ''}</span>`,
   ];
+}
+
+/** The progress bar from the stored rank and the size the transfer information gives (live events move it). */
+function progress(r: TransferRecord): Html {
+  const size = Number(/"ORIGINALSIZE":(\d+)/.exec(r.transferInfo)?.[1] ?? -1);
+  const label = `progress ${r.specialId}`;
+  if (!(size > 0)) return html`<progress data-col="progress" aria-label="${label}"></progress>`;
+  const done = r.updatedInfo === UpdatedInfo.DONE ? size : Math.min(r.rank * r.blockSize, size);
+  return html`<progress data-col="progress" aria-label="${label}" max="${size}" value="${done}"></progress>`;
 }
 
 export function rowAttrs(r: TransferRecord): Html {
