@@ -10,14 +10,15 @@
  * transfer of each member and of hostb, and the database's committed transactions per transfer
  * (pg_stat_database; each autocommit statement is one) and lock waits seen by sampling pg_locks.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
-import { freePort, writeHomes, type Home } from '../svc/homes.js';
+import { writeHomes, type Home } from '../svc/homes.js';
+import { memberHome, onPostgres } from './members.js';
 import { runCli, startServer } from '../svc/hosts.js';
 
 function arg(name: string, fallback: string): string {
@@ -49,25 +50,6 @@ async function pgQuery<R>(url: string, text: string): Promise<R[]> {
   } finally {
     await c.end();
   }
-}
-
-/** A copy of hosta's configuration for member k: same home directories, own ports. */
-async function memberHome(a: Home, k: number): Promise<Home> {
-  if (k === 1) return a;
-  const confDir = `${a.confDir}-m${k}`;
-  cpSync(a.confDir, confDir, { recursive: true, filter: (src) => !src.startsWith(join(a.confDir, 'data')) });
-  const ports = { port: await freePort(), sslPort: await freePort() };
-  const xml = readFileSync(join(confDir, 'server.xml'), 'utf8')
-    .replace(`<serverport>${a.ports.port}</serverport>`, `<serverport>${ports.port}</serverport>`)
-    .replace(`<serversslport>${a.ports.sslPort}</serversslport>`, `<serversslport>${ports.sslPort}</serversslport>`);
-  writeFileSync(join(confDir, 'server.xml'), xml);
-  return { ...a, confDir, ports };
-}
-
-function onPostgres(file: string, jdbc: string, members: number): void {
-  let xml = readFileSync(file, 'utf8').replace(/<db>.*?<\/db>/s, `<db><dbdriver>postgresql</dbdriver><dbserver>${jdbc}</dbserver><dbuser>root</dbuser><dbpasswd>unused</dbpasswd></db>`);
-  if (xml.includes('<server>')) xml = xml.replace('<server>', `<server><multiplemonitors>${members}</multiplemonitors>`);
-  writeFileSync(file, xml);
 }
 
 async function runOnce(members: number, files: number, baseUrl: string): Promise<Row> {
