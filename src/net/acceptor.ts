@@ -3,8 +3,10 @@
  * connection's), then dispatch of the command to its handler (r66-protocol.md §6, §9.14).
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { notifySnmp } from '../monitor/snmp/hub.js';
 import { authentRefusalPacket, errorPacket, NOCHANNEL, PacketType, type AuthentPacket, type Packet } from '../protocol/index.js';
 import { buildAuthent, checkAuthent } from './authentication.js';
+import { normaliseIp } from './blacklist.js';
 import type { LocalChannel } from './channel.js';
 import type { NetContext } from './context.js';
 import { R66Error, RemoteError } from './errors.js';
@@ -86,6 +88,7 @@ async function authenticate(ctx: NetContext, channel: LocalChannel, packet: Auth
   });
   if (!outcome.ok) {
     ctx.logger.warn({ hostId: packet.hostId, ip: connection.remoteAddress, reason: outcome.reason }, 'authentication refused');
+    notifySnmp('error', `Connection not allowed from ${normaliseIp(connection.remoteAddress ?? 'an unknown address')} since ${outcome.reason}`, packet.hostId);
     await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
     ctx.blacklist.ban(connection.remoteAddress);
     channel.close(new R66Error(outcome.reason, outcome.code));

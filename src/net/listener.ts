@@ -4,6 +4,7 @@
  */
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { notifySnmp } from '../monitor/snmp/hub.js';
 import { acceptChannel } from './acceptor.js';
 import { normaliseIp } from './blacklist.js';
 import { Connection } from './connection.js';
@@ -97,6 +98,7 @@ export class R66Listener {
         raw.once('close', () => this.handshaking.delete(raw));
       });
       server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+        notifySnmp('error', 'SSL Connection Error', 'During Handshake');
         if (guard !== undefined) guard.warnings.info('tls-handshake', { err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
         else this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
       });
@@ -115,6 +117,7 @@ export class R66Listener {
     if (this.ctx.blacklist.isBanned(accepted.remoteAddress)) {
       // Accept then close, nothing sent (§1.4).
       accepted.destroy();
+      notifySnmp('error', 'Black Listed connection temptative', this.options.tls === undefined ? 'During connection' : 'During Handshake');
       return;
     }
     const ip = normaliseIp(accepted.remoteAddress ?? '');

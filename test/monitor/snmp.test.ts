@@ -3,8 +3,7 @@
  * snmpget/snmpwalk/snmpbulkwalk (v2c and v3 authPriv) against the agent, snmptrapd receiving the
  * traps (v2c) and informs (v3).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,32 +15,10 @@ import { SnmpService, snmpUser } from '../../src/monitor/snmp/agent.js';
 import { currentSnmpNotifier } from '../../src/monitor/snmp/hub.js';
 import { addRules, closeHosts, makeHostPair, rule, silent, type TestHost } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/wait.js';
+import { freeUdpPort, startTrapd } from './snmp-helpers.js';
 
 const run = promisify(execFile);
 const ROOT = '1.3.6.1.4.1.66666.66';
-
-async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve));
-  const port = s.address().port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
-
-/** snmptrapd in the foreground, logging every notification (numeric OIDs) to its stdout. */
-async function startTrapd(dir: string): Promise<{ port: number; out: () => string; stop: () => void }> {
-  const port = await freeUdpPort();
-  const conf = path.join(dir, 'snmptrapd.conf');
-  await writeFile(conf, 'authCommunity log public\ncreateUser v3notify\nauthUser log v3notify noauth\n');
-  let out = '';
-  const child: ChildProcess = spawn('snmptrapd', ['-f', '-Lo', '-On', '-C', '-c', conf, `udp:127.0.0.1:${port}`], {
-    env: { ...process.env, SNMP_PERSISTENT_DIR: path.join(dir, 'persist'), MIBS: '' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-  await waitFor(() => out.includes('NET-SNMP version'), { timeoutMs: 10_000, what: 'snmptrapd to start' });
-  return { port, out: () => out, stop: () => child.kill('SIGTERM') };
-}
 
 describe('SNMP agent, traps and informs (net-snmp tools)', () => {
   let dir: string;

@@ -8,6 +8,7 @@
  */
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
+import { notifySnmp } from '../../monitor/snmp/hub.js';
 import { encodeValidCommand, wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
 import { R66Error } from '../errors.js';
 import type { RequestHandler } from '../handlers.js';
@@ -27,6 +28,7 @@ export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandle
     const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
     if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error('Invalid Shutdown comand', ErrorCode.RemoteError);
     ctx.logger.warn({ partner: ctx.partner.hostId, restart: p.restart }, 'shutdown order received');
+    notifySnmp('startOrShutdown', `Shutdown Order received effective in ${ctx.timeoutConMs} ms`, ctx.partner.hostId);
     await ctx.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: null })).catch(() => undefined);
     // Out of this conversation: the shutdown closes the connection it arrived on.
     setImmediate(() => source.shutdown(p.restart));

@@ -1,0 +1,97 @@
+/**
+ * Notifications sent from the R66 network rather than the transfer engine (monitoring.md §B.5):
+ * shutdown order, refused authentication and black-listed peer, from a server started in this
+ * process with snmpconfig.xml naming a snmptrapd target, received by Debian's snmptrapd.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadClientConfig, loadServerConfig } from '../../src/config/index.js';
+import { Digest } from '../../src/model/digest.js';
+import { notifySnmp } from '../../src/monitor/snmp/hub.js';
+import { openClientNetwork } from '../../src/net/network.js';
+import { authentPacket, buildVersionString, deriveWireKey, encodeFrame, NOCHANNEL } from '../../src/protocol/index.js';
+import { runDatabaseTool } from '../../src/server/database-tool.js';
+import { freePort } from '../../src/server/ports.js';
+import { ServerRuntime } from '../../src/server/runtime.js';
+import { PASSWORD_HEX, sandbox, writeInstance, type Instance, type Sandbox } from '../cli/cli-helpers.js';
+import { silent } from '../helpers/hosts.js';
+import { waitFor } from '../helpers/wait.js';
+import { RawPeer } from '../net/raw-peer.js';
+import { freeUdpPort, startTrapd } from './snmp-helpers.js';
+
+const ROOT = '1.3.6.1.4.1.66666.66';
+
+describe('SNMP notifications from the R66 network (snmptrapd)', () => {
+  let box: Sandbox;
+  let inst: Instance;
+  let dir: string;
+  let trapd: Awaited<ReturnType<typeof startTrapd>>;
+  let runtime: ServerRuntime;
+  let r66: number;
+
+  beforeAll(async () => {
+    box = sandbox();
+    inst = writeInstance(join(box.dir, 'conf', 'hosta'));
+    dir = await mkdtemp(join(tmpdir(), 'svc-snmp-net-'));
+    trapd = await startTrapd(dir);
+    r66 = await freePort();
+    const file = join(inst.confDir, 'server.xml');
+    const snmpFile = join(inst.confDir, 'snmpconfig.xml');
+    writeFileSync(snmpFile, `<snmpconfig><config><localaddress>udp:127.0.0.1/${await freeUdpPort()}</localaddress><usetrap>True</usetrap><trapinformlevel>2</trapinformlevel></config>
+      <targets><target><name>nms</name><domain>UdpIpv4</domain><address>127.0.0.1/${trapd.port}</address><isv2>True</isv2></target></targets></snmpconfig>`);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('<serverport>0</serverport>', `<serverport>${r66}</serverport>`)
+      .replace('</server>', `<snmpconfig>${snmpFile}</snmpconfig></server>`));
+    writeFileSync(join(inst.confDir, 'authent.xml'), `<authent><entry><hostid>hosta</hostid><address>127.0.0.1</address><port>${r66}</port><admin>true</admin><key>${PASSWORD_HEX}</key></entry></authent>\n`);
+    await runDatabaseTool({ configFile: file, side: 'server', initdb: true, authFile: join(inst.confDir, 'authent.xml'), log: silent });
+    runtime = new ServerRuntime(await loadServerConfig(file), silent);
+    await runtime.start();
+    await waitFor(() => trapd.out().includes('Startup Service'), { timeoutMs: 5000, what: 'the coldStart trap' });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+    trapd?.stop();
+    await rm(dir, { recursive: true, force: true });
+    box?.cleanup();
+  });
+
+  it('an accepted shutdown order: "Shutdown Order received effective in <timeoutcon> ms" with the requesting host', async () => {
+    // The client shares the server's identity (hosta), as the original's ServerShutdown tool does.
+    const config = await loadClientConfig(join(inst.confDir, 'client.xml'));
+    const client = await openClientNetwork(config, { findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id) }, { logger: silent });
+    try {
+      const order = await client.pool.openChannel('hosta');
+      // writeInstance's serverpasswd is the encrypted "password"; restart keeps the server in this process.
+      await order.channel.send({ kind: 'shutdown', key: deriveWireKey('password'), restart: true });
+      await waitFor(() => trapd.out().includes('Shutdown Order received effective in 10000 ms'), { timeoutMs: 5000, what: 'the shutdown order notification' });
+    } finally {
+      await client.pool.close();
+    }
+    expect(trapd.out()).toContain(`.${ROOT}.5.1.1.1 = STRING: "TrapShutdown"`);
+    await waitFor(() => runtime.starts === 2 && trapd.out().split('Startup Service').length === 3, { timeoutMs: 20_000, what: 'the restart' });
+  });
+
+  it('a refused authentication, then the black-listed address: error notifications', async () => {
+    const version = buildVersionString({ hostId: 'nobody', finalHash: true, digest: Digest.MD5, proxified: false, compression: false });
+    const refused = await RawPeer.open(r66);
+    refused.write(encodeFrame(NOCHANNEL, 7, authentPacket('nobody', 'x', version, 0, 7)));
+    expect(await refused.next()).not.toBeNull();
+    refused.destroy();
+    await waitFor(() => trapd.out().includes('Connection not allowed from 127.0.0.1 since'), { timeoutMs: 5000, what: 'the refused authentication notification' });
+    expect(trapd.out()).toContain(`.${ROOT}.5.1.2.1 = STRING: "nobody"`);
+    const banned = await RawPeer.open(r66);
+    await banned.closed;
+    await waitFor(() => trapd.out().includes('Black Listed connection temptative'), { timeoutMs: 5000, what: 'the black-listed peer notification' });
+    expect(trapd.out()).toContain('"During connection"');
+  });
+
+  it('the same notification repeated within a second is sent once', async () => {
+    for (let i = 0; i < 5; i++) notifySnmp('error', 'repeated alert', 'x');
+    await waitFor(() => trapd.out().includes('"repeated alert"'), { timeoutMs: 5000, what: 'the first alert' });
+    notifySnmp('error', 'a later alert', 'x');
+    await waitFor(() => trapd.out().includes('"a later alert"'), { timeoutMs: 5000, what: 'the later alert' });
+    expect(trapd.out().split('"repeated alert"').length - 1).toBe(1);
+  });
+});
