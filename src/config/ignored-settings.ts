@@ -32,10 +32,6 @@ const when = (on: boolean, value: string | number): string | undefined => (on ? 
 /** server.xml elements (and the server's logback file) read but not acted on. */
 export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>> = [
   {
-    element: 'server/usehttpcomp', effect: 'the web monitoring and administration pages are sent uncompressed',
-    used: ({ config }) => when(config.server.useHttpCompression, 'true'),
-  },
-  {
     element: 'server/multiplemonitors', effect: 'no cluster: this server acts alone on its database',
     used: ({ config }) => when(config.server.multipleMonitors > 1, config.server.multipleMonitors),
   },

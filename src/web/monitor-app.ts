@@ -197,7 +197,7 @@ async function handle(ctx: MonitorContext, req: FastifyRequest, reply: FastifyRe
 }
 
 export async function createMonitorApp(ctx: MonitorContext): Promise<FastifyInstance> {
-  const app = createWebApp(ctx.services.rest.log);
+  const app = createWebApp(ctx.services.rest.log, undefined, { compress: ctx.services.rest.config.server.useHttpCompression });
   app.route({ method: ['GET', 'POST', 'HEAD'], url: '/*', handler: (req, reply) => handle(ctx, req, reply) });
   app.route({ method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: '/*', handler: (_req, reply) => reply.code(405).send() });
   return app;

@@ -6,6 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { CLIENT_JS } from './assets/client.js';
@@ -18,7 +19,12 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-export function createWebApp(log: Logger, tls?: TlsOptions): FastifyInstance {
+export interface WebAppOptions {
+  /** `usehttpcomp`: gzip pages for browsers that accept it. */
+  compress?: boolean;
+}
+
+export function createWebApp(log: Logger, tls?: TlsOptions, options: WebAppOptions = {}): FastifyInstance {
   const opts = { logger: false, bodyLimit: 256 * 1024, return503OnClosing: true, forceCloseConnections: true };
   const app = (tls ? Fastify({ ...opts, https: tls }) : Fastify(opts)) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
@@ -32,6 +38,11 @@ export function createWebApp(log: Logger, tls?: TlsOptions): FastifyInstance {
     // How long the page took on the server (browsers' developer tools and the web bench read it).
     void reply.header('server-timing', `app;dur=${(performance.now() - (started.get(req.raw) ?? performance.now())).toFixed(1)}`);
     if (tls) void reply.header('strict-transport-security', 'max-age=31536000');
+    if (options.compress && typeof payload === 'string' && payload.length > 1024 && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
+      reply.removeHeader('content-length');
+      return gzipSync(payload);
+    }
     return payload;
   });
   app.setErrorHandler((err: { statusCode?: number }, req, reply) => {

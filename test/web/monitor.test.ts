@@ -28,7 +28,7 @@ const ERRORTYPES = ['ConnectionImpossible', 'ServerOverloaded', 'BadAuthent', 'E
 beforeAll(async () => {
   const db = await testDialects()[0]!.create();
   h = await startHarness({ settings: db!.settings });
-  Object.assign(h.config.server, { pastLimit: 86_400_000, minimalDelay: 0 });
+  Object.assign(h.config.server, { pastLimit: 86_400_000, minimalDelay: 0, useHttpCompression: true });
   const now = Date.now();
   const owned = { ownerReq: 'hosta', requester: 'hosta', requested: 'hostb' };
   await h.store.runner.insert(transferRecord(1n, { ...owned, updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, start: new Date(now - 60_000), stop: new Date(now - 50_000), filename: 'done.txt' }));
@@ -70,6 +70,8 @@ describe('monitoring area', () => {
     for (const href of ['/active', '/error', '/done', '/all', '/statusxml?DETAIL=1', '/statusjson', '/spooled']) expect(body).toContain(`href="${href}"`);
     expect(body).toContain('name="INFO"');
     expect(r.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // usehttpcomp: gzip for a client that accepts it.
+    expect(r.headers.get('content-encoding')).toBe('gzip');
     const fr = await get('/index.html?setLng=fr');
     expect(fr.headers.get('set-cookie')).toContain('i18next=fr');
     expect(await fr.text()).toContain('Supervision: hosta');

@@ -184,7 +184,7 @@ async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyR
 }
 
 export async function createAdminApp(ctx: AdminAppContext, tls: TlsOptions): Promise<FastifyInstance> {
-  const app = createWebApp(ctx.services.rest.log, tls);
+  const app = createWebApp(ctx.services.rest.log, tls, { compress: ctx.services.rest.config.server.useHttpCompression });
   app.route({ method: ['GET', 'POST'], url: '/*', handler: (req, reply) => handle(ctx, req, reply) });
   app.route({ method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: '/*', handler: (_req, reply) => reply.code(405).send() });
   return app;
