@@ -94,6 +94,7 @@ export class ClusterMember {
       await store.multipleMonitors.upsert({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 }).catch(() => undefined);
     }
     await this.beat();
+    await this.resubmitInterrupted();
     await this.takeover.start();
     this.schedule();
   }
@@ -107,6 +108,17 @@ export class ClusterMember {
     // them at its next start; here the other members run them now.
     await this.handBackOwn().catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: cannot hand back this member\'s transfers'));
     await this.opts.store().multipleMonitors.delete(this.memberKey(this.member)).catch(() => undefined);
+  }
+
+  /**
+   * INTERRUPTED rows back to TOSUBMIT, as a single server does at its start (database.md §6); its
+   * RUNNING rows are left alone here: other members run them (the take-over handles dead ones).
+   */
+  private async resubmitInterrupted(): Promise<void> {
+    const store = this.opts.store();
+    const rows = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.INTERRUPTED] });
+    for (const r of rows) await store.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT });
+    if (rows.length > 0) this.opts.logger.info({ reset: rows.length }, 'cluster: interrupted transfers reset for resubmission at start');
   }
 
   /** This member's rows left RUNNING, or INTERRUPTED by the shutdown, back to TOSUBMIT. */
