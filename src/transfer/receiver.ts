@@ -8,14 +8,15 @@ import { rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decompress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
-import { TaskStep } from '../model/transfer.js';
+import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import {
-  createR66Digest, decodeValidCommand, digestHex, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
+  createR66Digest, decodeValidCommand, digestHex, errorPacket, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
 } from '../protocol/index.js';
 import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
+import { crashPointForTests } from './crash-point.js';
 import { wantsDirectWrites } from './file/direct-writer.js';
 import { LocalFile } from './file/local-file.js';
 import type { TransferStorage } from './file/storage.js';
@@ -115,6 +116,10 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
     } else {
       // Restart after the data phase: the sender sends EndTransfer at once (§9.4).
       const p = await awaitAnswer(s, 'EndTransfer');
+      // Data instead: the sender never got this host's EndTransfer(way 1) (this host was killed
+      // after sending it, its post-tasks done): its file is in place, so the transfer is finished
+      // here and the sender told so (QueryAlreadyFinished completes it, §9.7; decision 0033).
+      if (p.kind === 'data' && s.record.isMoved) return await finishPlacedFile(s, () => s.channel.send(errorPacket('Transfer already finished: the file is in place', ErrorCode.QueryAlreadyFinished)));
       if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
       await s.row.flush();
       await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
@@ -343,23 +348,69 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
   }
   if (s.through === null) {
     const target = finalPath(s.dirs, file);
+    // Written BEFORE the rename (decision 0033): a host killed after the rename but before a later
+    // write must know at its restart that the file is placed, and under which name, or the
+    // partner's restart of the same id would receive it a second time under a second name.
+    await s.row.set({ filename: target, isMoved: true });
     try {
       await moveToFinal(file, target);
     } catch (err) {
+      // Not placed after all: the row names the work file again (written with the error).
+      s.row.stage({ filename: file, isMoved: false });
       throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
     }
     s.file = target;
-    // Staged: the caller writes it right after the post-tasks, or the first post-task does.
-    s.row.stage({ filename: target, isMoved: true });
+    crashPointForTests('afterMove');
   }
   // Post-tasks see a closed file: only the checks and the rename run beside the close.
   await closing;
+  await finalizingPostTasks(s);
+}
+
+/** The receiver's post-tasks; a failure is a finalizing error (§9.4 step 4). */
+async function finalizingPostTasks(s: TransferSession): Promise<void> {
   try {
     await s.postTasks();
   } catch (err) {
     const e = err as R66Error;
     throw new R66Error(`Error while finalizing transfer: ${e.message}`, e.code ?? ErrorCode.FinalOp);
   }
+}
+
+/**
+ * A restart of a transfer whose file this host already placed (its row says so, written before the
+ * move by endOfData()): nothing is received again. A move the host was killed before is done now,
+ * the post-tasks run unless the row says they ended, the row becomes DONE, and only then is the
+ * partner answered QueryAlreadyFinished (`answer`), which completes its side (r66-protocol.md §9.7,
+ * §9.8). Without this, the restart received the whole file again under a new temporary name.
+ */
+export async function finishPlacedFile(s: TransferSession, answer: () => Promise<void>): Promise<TransferOutcome> {
+  try {
+    const r = s.record;
+    const target = r.filename;
+    s.file = target;
+    const work = path.join(s.dirs.work, `${path.basename(target)}.r66`);
+    if (await isFile(work) && !(await isFile(target))) await moveToFinal(work, target);
+    if (!postTasksEnded(r)) await finalizingPostTasks(s);
+    const outcome = await s.complete();
+    await answer();
+    s.logger.info({ id: String(r.specialId), partner: s.partner.hostId }, 'restart of a transfer whose file was already placed: answered already finished');
+    return outcome;
+  } catch (err) {
+    return s.fail(err);
+  }
+}
+
+/**
+ * True when the row says this receiver's post-tasks ended: written just before its EndTransfer(way 1),
+ * so the sender may have gone on to its own post-tasks and will restart with EndTransfer.
+ */
+export function postTasksEnded(r: Pick<TransferRecord, 'globalLastStep' | 'stepStatus'>): boolean {
+  return r.globalLastStep === TaskStep.POSTTASK && r.stepStatus === ErrorCode.PostProcessingOk;
+}
+
+function isFile(file: string): Promise<boolean> {
+  return stat(file).then((st) => st.isFile(), () => false);
 }
 
 /** A change notification from the sender (§9.5): new name, size and information. */

@@ -13,7 +13,7 @@ import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
-import { openWorkFile, runReceiver } from './receiver.js';
+import { finishPlacedFile, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { compressionAgreed } from './requester.js';
 import { restartPoint, transition } from './state.js';
 import { runSender } from './sender.js';
@@ -92,6 +92,11 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
           }
           await session.preTasks();
           if (session.file !== null && record.globalLastStep < TaskStep.POSTTASK) session.size = (await stat(session.file)).size;
+        } else if (existing !== undefined && record.isMoved && !postTasksEnded(record)) {
+          // Killed after the move to the final place (its row says so) and before its EndTransfer
+          // answer: finished here and answered already finished; nothing is received a second time
+          // (decision 0033). Past that answer, runReceiver() takes the sender's EndTransfer.
+          return await finishPlacedFile(session, () => channel.send(answerWith(p, ErrorCode.QueryAlreadyFinished)));
         } else {
           session.size = Number(p.length);
           // A new record was created with it (above); a resumed one gets the size announced now.

@@ -1,0 +1,56 @@
+// The receiving server killed right after it moved the received file to its final place, before
+// any later write of its RUNNER row (decision 0033): the requester's restart of the same transfer id
+// must not make it receive the file a second time under a second name. The kill is made exact by
+// the receiver's crash point (SVC_TEST_CRASH_AT=afterMove, src/transfer/crash-point.ts): it
+// SIGKILLs itself there, in a real server process.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpdatedInfo } from '../../src/model/transfer.js';
+import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { killNodes, logsOf, rowOf, rowsDone, SEND_RULE, sha256File, startNode, submitByRest, writeNodePair, writePatternFile, type Node } from '../transfer/servers.js';
+
+const SIZE = 3 * 65536 + 123;
+
+describe('receiver killed after the move to the final place', () => {
+  let box: Sandbox;
+  let a: Node;
+  let b: Node;
+
+  beforeEach(async () => {
+    box = sandbox();
+    ({ a, b } = await writeNodePair(box, { rules: SEND_RULE, rest: true }, { rules: SEND_RULE }));
+  }, 60_000);
+
+  afterEach(() => {
+    killNodes(a, b);
+    box.cleanup();
+  });
+
+  it('the restart of the same id answers already finished: one file, byte-identical, both rows done', async () => {
+    const expected = await writePatternFile(join(a.home, 'out', 'placed.bin'), SIZE);
+    const normalEnv = b.env;
+    b.env = { ...normalEnv, SVC_TEST_CRASH_AT: 'afterMove' };
+    const first = await startNode(b);
+    await startNode(a);
+    const id = await submitByRest(a, 'placed.bin', 'hostb');
+    await first.exited;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    // Killed after the rename: the file is in place, the row is not finished.
+    const inDir = join(b.home, 'in');
+    expect(readdirSync(inDir)).toHaveLength(1);
+    expect(Number((await rowOf(b, id))!.updatedinfo)).not.toBe(UpdatedInfo.DONE);
+
+    b.env = normalEnv;
+    await startNode(b);
+    // hosta's scheduler retries the same id (delayretry 1 s).
+    const { ra } = await rowsDone(a, b, id);
+    expect(ra.infostatus).toBe('O');
+    const files = readdirSync(inDir);
+    expect(files).toHaveLength(1);
+    expect(await sha256File(join(inDir, files[0]!))).toBe(expected);
+    expect(readdirSync(join(b.home, 'work'))).toEqual([]);
+    await waitFor(() => logsOf(b, 'restart of a transfer whose file was already placed: answered already finished').length === 1, { what: 'the already-finished answer in the log' });
+  }, 90_000);
+});
