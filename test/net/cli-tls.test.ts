@@ -89,12 +89,12 @@ describe('message over TLS through the CLI', () => {
   it('a client certificate the server does not trust: FAILURE, exit 2', async () => {
     const r = await runCli('client', ['message', '-to', 'hostb-ssl', '-msg', 'x'], envIntruder);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^Test Message       FAILURE (ConnectionImpossible|Disconnection)/);
+    expect(r.stdout).toMatch(/^Test Message {7}FAILURE (ConnectionImpossible|Disconnection)/);
   });
 
   it('a plain connection to the TLS port fails: FAILURE, exit 2', async () => {
     const r = await runCli('client', ['message', '-to', 'hostb-plain', '-msg', 'x'], env);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^Test Message       FAILURE (ConnectionImpossible|Disconnection)/);
+    expect(r.stdout).toMatch(/^Test Message {7}FAILURE (ConnectionImpossible|Disconnection)/);
   });
 });
