@@ -13,7 +13,7 @@ import type { Host } from '../model/host.js';
 import { openClientNetwork } from '../net/network.js';
 import type { NetContext } from '../net/context.js';
 import type { ConnectionPool } from '../net/pool.js';
-import { createLogger } from '../server/logger.js';
+import { createClientLogger } from '../server/logger.js';
 import { taskLogger } from '../server/task-registry.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
 import { hostTaskRegistry, RuleTaskError, runsTaskType, validateRules, type TaskRegistry } from '../tasks/index.js';
@@ -107,7 +107,6 @@ async function openClientStore(config: ClientConfig, logger: Logger, tasks: () =
 
 /** Loads client.xml, opens the store and checks this host is in the partner table (config.md §4.1 step 9). */
 export async function openClientSession(configFile: string, opts: SessionOptions = {}): Promise<ClientSession> {
-  const logger = createLogger({ level: process.env.SVC_LOG_LEVEL ?? 'warn', fd: 2 });
   let config: ClientConfig;
   try {
     config = await loadClientConfig(configFile, { mode: opts.mode ?? 'full' });
@@ -115,6 +114,8 @@ export async function openClientSession(configFile: string, opts: SessionOptions
     if (err instanceof ConfigError) throw new ClientSetupError(err.message);
     throw err;
   }
+  // As logback-client.xml says, when there is one (docs/logging.md).
+  const logger = await createClientLogger(config.file, config.directories.conf);
   let registry: Promise<TaskRegistry> | undefined;
   const tasks = (): Promise<TaskRegistry> => {
     registry ??= hostTaskRegistry(config.extendTaskFactories, config.directories.conf, taskLogger(logger));

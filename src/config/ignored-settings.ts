@@ -58,12 +58,8 @@ export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>
 ];
 
 /** client.xml elements (and the client's logback file) read but not acted on. */
-export const IGNORED_CLIENT_SETTINGS: ReadonlyArray<IgnoredSetting<ClientConfig>> = [
-  {
-    element: 'logback-client.xml', effect: 'the file\'s levels and appenders are not applied',
-    used: ({ logbackFile }) => logbackFile,
-  },
-];
+// logback-client.xml is applied to the client commands' logger (src/server/logger.ts).
+export const IGNORED_CLIENT_SETTINGS: ReadonlyArray<IgnoredSetting<ClientConfig>> = [];
 
 /**
  * The logback file of an instance: beside server.xml / client.xml (CONFDIR, where the original's

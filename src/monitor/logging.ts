@@ -92,21 +92,35 @@ interface Sink {
 
 interface Writable { write(s: string): unknown; end?(): unknown; flushSync?(): void }
 
-async function openStream(a: LogbackAppender, consoleFile: string | undefined): Promise<Writable> {
-  if (a.kind === 'console') return consoleFile === undefined ? pino.destination({ dest: a.stderr ? 2 : 1, sync: true }) : pino.destination({ dest: consoleFile, mkdir: true, sync: true });
+/** Where the appenders of one process write besides what the file says. */
+export interface RouterOptions {
+  /** Console appenders write to this file instead (service mode: no console). */
+  consoleFile?: string;
+  /** Console appenders write to stderr whatever their target (client commands: stdout carries their results). */
+  consoleToStderr?: boolean;
+  /** Every file line written before the call returns (client commands end with process.exit, no flush). */
+  sync?: boolean;
+}
+
+async function openStream(a: LogbackAppender, options: RouterOptions): Promise<Writable> {
+  if (a.kind === 'console') {
+    if (options.consoleFile !== undefined) return pino.destination({ dest: options.consoleFile, mkdir: true, sync: true });
+    return pino.destination({ dest: a.stderr || options.consoleToStderr === true ? 2 : 1, sync: true });
+  }
+  const sync = options.sync ?? false;
   if (a.kind === 'file' || a.rolling === undefined || (a.rolling.frequency === undefined && a.rolling.size === undefined)) {
-    return pino.destination({ dest: a.file ?? '', append: a.append, mkdir: true, sync: false });
+    return pino.destination({ dest: a.file ?? '', append: a.append, mkdir: true, sync });
   }
   const { default: roll } = await import('pino-roll');
   const r = a.rolling;
   return roll({
-    file: a.file, mkdir: true, ...(r.frequency !== undefined ? { frequency: r.frequency } : {}), ...(r.size !== undefined ? { size: r.size } : {}),
+    file: a.file, mkdir: true, sync, ...(r.frequency !== undefined ? { frequency: r.frequency } : {}), ...(r.size !== undefined ? { size: r.size } : {}),
     ...(r.maxHistory !== undefined && r.maxHistory > 0 ? { limit: { count: r.maxHistory } } : {}),
   });
 }
 
-async function openSink(a: LogbackAppender, consoleFile: string | undefined): Promise<Sink> {
-  const stream = await openStream(a, consoleFile);
+async function openSink(a: LogbackAppender, options: RouterOptions): Promise<Sink> {
+  const stream = await openStream(a, options);
   const render = a.pattern === undefined ? undefined : compilePattern(a.pattern);
   return {
     threshold: a.threshold === undefined ? 0 : PINO_LEVEL[a.threshold],
@@ -182,12 +196,11 @@ function componentOf(loggerName: string): string {
 }
 
 /**
- * Opens every appender the file uses and returns the router pino writes to. `consoleFile`: where
- * console appenders write when there is no console (service mode).
+ * Opens every appender the file uses and returns the router pino writes to.
  */
-export async function openLogRouter(settings: LogbackSettings, fallbackLevel: LogbackLevel, consoleFile?: string): Promise<LogRouter> {
+export async function openLogRouter(settings: LogbackSettings, fallbackLevel: LogbackLevel, options: RouterOptions = {}): Promise<LogRouter> {
   const sinks = new Map<string, Sink>();
   const used = new Set([...settings.rootAppenders, ...settings.loggers.flatMap((l) => l.appenders)]);
-  for (const a of settings.appenders) if (used.has(a.name)) sinks.set(a.name, await openSink(a, consoleFile));
+  for (const a of settings.appenders) if (used.has(a.name)) sinks.set(a.name, await openSink(a, options));
   return new LogRouter(settings, sinks, fallbackLevel);
 }

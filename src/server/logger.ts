@@ -9,7 +9,7 @@ import { isatty } from 'node:tty';
 import { pino, type Logger } from 'pino';
 import { findLogbackFile, loadLogbackSettings, type LogbackLevel, type LogbackSettings } from '../config/logback.js';
 import { makeDirsSync } from '../fs/make-dirs.js';
-import { openLogRouter, type LogRouter } from '../monitor/logging.js';
+import { openLogRouter, type LogRouter, type RouterOptions } from '../monitor/logging.js';
 import { provideLogLevelControl } from '../http/log-level-control.js';
 
 export type { Logger } from 'pino';
@@ -50,8 +50,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
  * The logger a logback file describes (docs/logging.md): levels per logger, console, file and
  * rolling-file appenders, patterns. `SVC_LOG_LEVEL`, when set, still wins for the root level.
  */
-export async function createLogbackLogger(settings: LogbackSettings, opts: { base?: Record<string, unknown>; consoleFile?: string } = {}): Promise<Logger> {
-  const router = await openLogRouter(settings, 'WARN', opts.consoleFile);
+export async function createLogbackLogger(settings: LogbackSettings, opts: RouterOptions & { base?: Record<string, unknown> } = {}): Promise<Logger> {
+  const router = await openLogRouter(settings, 'WARN', opts);
   const logger = pino(pinoOptions('info', opts.base), router);
   router.attach(logger);
   const forced = process.env.SVC_LOG_LEVEL?.toUpperCase();
@@ -65,12 +65,26 @@ export async function createLogbackLogger(settings: LogbackSettings, opts: { bas
  * that file exists and loads, else JSON lines to stdout or `file` (service mode). Remarks about the
  * logback file (what is not honoured) are logged as warnings on the logger returned.
  */
-export async function createServerLogger(configFile: string, confDir: string, opts: LoggerOptions): Promise<Logger> {
-  const found = (await findLogbackFile(dirname(configFile), 'server')) ?? (await findLogbackFile(confDir, 'server'));
+export function createServerLogger(configFile: string, confDir: string, opts: LoggerOptions): Promise<Logger> {
+  return createInstanceLogger('server', configFile, confDir, opts, opts.file === undefined ? {} : { consoleFile: opts.file });
+}
+
+/**
+ * A client command's logger: as `<config dir>/logback-client.xml` (or `<conf>/...`) says, else
+ * JSON lines on stderr at `SVC_LOG_LEVEL` or WARN. Console appenders write to stderr (stdout
+ * carries the command's results, which scripts read) and files are written synchronously (the
+ * command ends with process.exit, which would drop lines still buffered).
+ */
+export function createClientLogger(configFile: string, confDir: string): Promise<Logger> {
+  return createInstanceLogger('client', configFile, confDir, { level: process.env.SVC_LOG_LEVEL ?? 'warn', fd: 2 }, { consoleToStderr: true, sync: true });
+}
+
+async function createInstanceLogger(role: 'server' | 'client', configFile: string, confDir: string, opts: LoggerOptions, routing: RouterOptions): Promise<Logger> {
+  const found = (await findLogbackFile(dirname(configFile), role)) ?? (await findLogbackFile(confDir, role));
   if (found === undefined) return createLogger(opts);
   try {
     const settings = await loadLogbackSettings(found);
-    const logger = await createLogbackLogger(settings, { ...(opts.base ? { base: opts.base } : {}), ...(opts.file ? { consoleFile: opts.file } : {}) });
+    const logger = await createLogbackLogger(settings, { ...(opts.base ? { base: opts.base } : {}), ...routing });
     for (const w of settings.warnings) logger.warn({ file: found }, w);
     return logger;
   } catch (err) {
