@@ -14,7 +14,7 @@ export async function freeUdpPort(): Promise<number> {
 }
 
 /** snmptrapd in the foreground, logging every notification (numeric OIDs) to its stdout. */
-export async function startTrapd(dir: string): Promise<{ port: number; out: () => string; stop: () => void }> {
+export async function startTrapd(dir: string): Promise<{ port: number; out: () => string; stop: () => Promise<void> }> {
   const port = await freeUdpPort();
   const conf = path.join(dir, 'snmptrapd.conf');
   await writeFile(conf, 'authCommunity log public\ncreateUser v3notify\nauthUser log v3notify noauth\n');
@@ -25,5 +25,8 @@ export async function startTrapd(dir: string): Promise<{ port: number; out: () =
   child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
   await waitFor(() => out.includes('NET-SNMP version'), { timeoutMs: 10_000, what: 'snmptrapd to start' });
-  return { port, out: () => out, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Resolves once it has exited: it writes its persistent directory on the way out.
+  const stop = async (): Promise<void> => { child.kill('SIGTERM'); await exited; };
+  return { port, out: () => out, stop };
 }

@@ -1,8 +1,9 @@
 /**
  * Notifications sent from the R66 network rather than the transfer engine (monitoring.md §B.5):
- * shutdown order, refused authentication and black-listed peer, from a server started in this
+ * shutdown order, refused authentication, black-listed peer and TLS handshake failure, from a server started in this
  * process with snmpconfig.xml naming a snmptrapd target, received by Debian's snmptrapd.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { loadClientConfig, loadServerConfig } from '../../src/config/index.js';
 import { Digest } from '../../src/model/digest.js';
 import { notifySnmp } from '../../src/monitor/snmp/hub.js';
 import { openClientNetwork } from '../../src/net/network.js';
+import { loadTlsMaterial } from '../../src/net/tls.js';
 import { authentPacket, buildVersionString, deriveWireKey, encodeFrame, NOCHANNEL } from '../../src/protocol/index.js';
 import { runDatabaseTool } from '../../src/server/database-tool.js';
 import { freePort } from '../../src/server/ports.js';
@@ -19,6 +21,7 @@ import { ServerRuntime } from '../../src/server/runtime.js';
 import { PASSWORD_HEX, sandbox, writeInstance, type Instance, type Sandbox } from '../cli/cli-helpers.js';
 import { silent } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/wait.js';
+import { makeHost } from '../net/harness.js';
 import { RawPeer } from '../net/raw-peer.js';
 import { freeUdpPort, startTrapd } from './snmp-helpers.js';
 
@@ -52,7 +55,7 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
   });
   afterAll(async () => {
     await runtime?.stop();
-    trapd?.stop();
+    await trapd?.stop();
     await rm(dir, { recursive: true, force: true });
     box?.cleanup();
   });
@@ -85,6 +88,25 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
     await banned.closed;
     await waitFor(() => trapd.out().includes('Black Listed connection temptative'), { timeoutMs: 5000, what: 'the black-listed peer notification' });
     expect(trapd.out()).toContain('"During connection"');
+  });
+
+  it('a TLS handshake that fails: "SSL Connection Error"', async () => {
+    // The PEM keystore holds the key and its certificate (openssl writes both to one file here).
+    const pem = join(dir, 'b.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pem, '-out', join(dir, 'b.crt'), '-days', '2', '-subj', '/CN=hostb'], { stdio: 'pipe' });
+    writeFileSync(pem, readFileSync(pem, 'utf8') + readFileSync(join(dir, 'b.crt'), 'utf8'));
+    const tls = await loadTlsMaterial({ keyPath: pem, trustKeyPath: join(dir, 'b.crt') });
+    const b = await makeHost('hostb', [], { listen: true, tls, sslHostId: 'hostb-ssl' });
+    try {
+      // Plain bytes on the TLS port: the handshake fails at once.
+      const peer = await RawPeer.open(b.listener!.port);
+      peer.write(Buffer.from('not a TLS client hello\r\n\r\n'));
+      await peer.closed;
+      await waitFor(() => trapd.out().includes('"SSL Connection Error"'), { timeoutMs: 5000, what: 'the TLS failure notification' });
+      expect(trapd.out()).toContain('"During Handshake"');
+    } finally {
+      await b.close();
+    }
   });
 
   it('the same notification repeated within a second is sent once', async () => {

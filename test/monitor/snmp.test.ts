@@ -53,7 +53,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
   });
   afterAll(async () => {
     await service?.stop();
-    trapd?.stop();
+    await trapd?.stop();
     await closeHosts(a, b);
     await rm(dir, { recursive: true, force: true });
   });
