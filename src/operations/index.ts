@@ -7,7 +7,7 @@
  *   const row = await orders.submit({ partner: 'hostb', rule: 'send', file: 'a.txt' });
  *   await orders.stop({ specialId: row.specialId, requester: row.requester, requested: row.requested });
  */
-export { TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
+export { FILE_DELETED_MARK, TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
 export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from './new-record.js';
 export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
 export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal } from './order-files.js';

@@ -20,7 +20,11 @@ import { isFinished } from '../transfer/state.js';
 import type { ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
 import { resolveOrderFile } from './order-files.js';
 import { newTransferRecord } from './new-record.js';
-import { refusalOf, restartStored, stopOrCancelStored, type OrderResult } from './stored-orders.js';
+import { removeQuietly } from '../transfer/placement.js';
+import { keyOf, refusalOf, restartStored, stopOrCancelStored, workFileOf, type OrderResult } from './stored-orders.js';
+
+/** What a cleaned row's file name starts with (web-ui.md §2 CancelClean), as the original writes it. */
+export const FILE_DELETED_MARK = '###FILE DELETED### ';
 
 /** What the service reads and writes: the RUNNER rows, rules and partners of this host. */
 export interface OrderStore {
@@ -232,14 +236,25 @@ export class TransferOrders {
     return this.interrupt(ref, 'cancel');
   }
 
-  /** Cancel and clean: cancel, then the RUNNER row itself is deleted (the transfer is forgotten). */
+  /**
+   * Cancel and clean (web-ui.md §2 `CancelClean`): cancel; then, when this host receives the file
+   * and the transfer was not finished, its partial work file is deleted and the row's file name
+   * becomes `###FILE DELETED### <old name>` (rank 0 comes with the cancel). The row stays, as the
+   * original keeps it: history and monitoring still show what was cleaned. A finished transfer is
+   * left as it is.
+   */
   async cancelAndClean(ref: TransferRef): Promise<OrderResult> {
     const key = this.key(ref);
     const record = await this.opts.store.runner.get(key);
     if (record === undefined) return { code: ErrorCode.TransferOk, message: `transfer ${ref.specialId} is not known: nothing done` };
-    const cancelled = isFinished(record) ? { code: ErrorCode.CompleteOk, message: '' } : await this.interrupt(ref, 'cancel');
-    await this.opts.store.runner.delete(key);
-    return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} cancelled and removed${cancelled.code === ErrorCode.CompleteOk ? '' : ` (${cancelled.message})`}` };
+    if (isFinished(record)) return { code: ErrorCode.TransferOk, message: `transfer ${ref.specialId} is already finished: nothing cleaned`, record };
+    const cancelled = await this.interrupt(ref, 'cancel');
+    if (record.retrieveMode) return cancelled;
+    const after = (await this.opts.store.runner.get(key)) ?? record;
+    await removeQuietly(workFileOf(after) ?? workFileOf(record));
+    const filename = `${FILE_DELETED_MARK}${after.filename}`;
+    await this.opts.store.runner.updateState(keyOf(after), { filename });
+    return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} cancelled and its partial file deleted`, record: { ...after, filename } };
   }
 
   /**
