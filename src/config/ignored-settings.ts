@@ -32,10 +32,6 @@ const when = (on: boolean, value: string | number): string | undefined => (on ? 
 /** server.xml elements (and the server's logback file) read but not acted on. */
 export const IGNORED_SERVER_SETTINGS: ReadonlyArray<IgnoredSetting<ServerConfig>> = [
   {
-    element: 'server/multiplemonitors', effect: 'no cluster: this server acts alone on its database',
-    used: ({ config }) => when(config.server.multipleMonitors > 1, config.server.multipleMonitors),
-  },
-  {
     element: 'server/uselocalexec', effect: 'EXEC tasks run as local processes, not through a LocalExec daemon',
     used: ({ config }) => when(config.server.useLocalExec, `${config.server.localExecAddress}:${config.server.localExecPort}`),
   },

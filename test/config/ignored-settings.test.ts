@@ -12,7 +12,7 @@ afterEach(async () => { await inst.cleanup(); });
 
 describe('ignored settings', () => {
   it('names each element in use, with its value, in the configuration warnings', async () => {
-    const file = await inst.sample('server.xml', (x) => x.replace('<multiplemonitors>1</multiplemonitors>', '<multiplemonitors>3</multiplemonitors>'));
+    const file = await inst.sample('server.xml', (x) => x.replace('<multiplemonitors>1</multiplemonitors>', '<multiplemonitors>3</multiplemonitors><uselocalexec>true</uselocalexec>'));
     await mkdir(join(inst.home, 'conf'), { recursive: true });
     await writeFile(join(inst.home, 'conf', 'logback-server.xml'), '<configuration><root level="DEBUG"/></configuration>');
     const { warnings } = await loadServerConfig(file);
@@ -23,7 +23,9 @@ describe('ignored settings', () => {
     // src/monitor pushes and runs the SNMP agent.
     expect(named('pushMonitor')).toHaveLength(0);
     expect(named('server/snmpconfig')).toHaveLength(0);
-    expect(named('server/multiplemonitors')[0]).toContain('> 3 ');
+    // A cluster runs with multiplemonitors > 1 (src/cluster); a LocalExec daemon is not used.
+    expect(named('server/multiplemonitors')).toHaveLength(0);
+    expect(named('server/uselocalexec')[0]).toContain('> 127.0.0.1:');
     // The server applies its logback file (src/monitor/logging.ts).
     expect(named('logback-server.xml')).toHaveLength(0);
     expect(named('limit/usethrift')).toHaveLength(0);
