@@ -7,8 +7,11 @@
  */
 const CRASH_AT = process.env.SVC_TEST_CRASH_AT;
 
-/** Crash points in the code: the receiver just moved its file to its final place. */
-export type CrashPoint = 'afterMove';
+/**
+ * Crash points in the code: the receiver just moved its file to its final place (`afterMove`); its
+ * row says the post-tasks ended and its EndTransfer answer is not sent yet (`beforeEndTransferAnswer`).
+ */
+export type CrashPoint = 'afterMove' | 'beforeEndTransferAnswer';
 
 export function crashPointForTests(name: CrashPoint): void {
   if (CRASH_AT === name) process.kill(process.pid, 'SIGKILL');

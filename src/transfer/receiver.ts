@@ -116,9 +116,10 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
     } else {
       // Restart after the data phase: the sender sends EndTransfer at once (§9.4).
       const p = await awaitAnswer(s, 'EndTransfer');
-      // Data instead: the sender never got this host's EndTransfer(way 1) (this host was killed
-      // after sending it, its post-tasks done): its file is in place, so the transfer is finished
-      // here and the sender told so (QueryAlreadyFinished completes it, §9.7; decision 0033).
+      // Data instead: a sender that never got this host's EndTransfer(way 1) resumes at the end
+      // rank and sends none, but one whose saved rank is short of the end does. The file is in
+      // place: the transfer is finished here and the sender told so (QueryAlreadyFinished
+      // completes it, §9.7; decision 0033).
       if (p.kind === 'data' && s.record.isMoved) return await finishPlacedFile(s, () => s.channel.send(errorPacket('Transfer already finished: the file is in place', ErrorCode.QueryAlreadyFinished)));
       if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
       await s.row.flush();
@@ -309,6 +310,7 @@ async function receiveData(s: TransferSession): Promise<void> {
           await closing.catch(() => undefined);
         }
         await s.row.flush();
+        crashPointForTests('beforeEndTransferAnswer');
         await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
         return;
       }

@@ -1,8 +1,10 @@
 // The receiving server killed right after it moved the received file to its final place, before
 // any later write of its RUNNER row (decision 0033): the requester's restart of the same transfer id
 // must not make it receive the file a second time under a second name. The kill is made exact by
-// the receiver's crash point (SVC_TEST_CRASH_AT=afterMove, src/transfer/crash-point.ts): it
-// SIGKILLs itself there, in a real server process.
+// the receiver's crash point (SVC_TEST_CRASH_AT, src/transfer/crash-point.ts): it SIGKILLs itself
+// there, in a real server process. `afterMove`: the restart is answered QueryAlreadyFinished;
+// `beforeEndTransferAnswer` (post-tasks ended, answer not sent): the restart resumes at the end
+// rank, the sender sends no Data and EndTransfer at once, which the receiver answers.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,10 +30,11 @@ describe('receiver killed after the move to the final place', () => {
     box.cleanup();
   });
 
-  it('the restart of the same id answers already finished: one file, byte-identical, both rows done', async () => {
+  for (const point of ['afterMove', 'beforeEndTransferAnswer'] as const) {
+  it(`killed at ${point}: the restart of the same id receives nothing again: one file, byte-identical, both rows done`, async () => {
     const expected = await writePatternFile(join(a.home, 'out', 'placed.bin'), SIZE);
     const normalEnv = b.env;
-    b.env = { ...normalEnv, SVC_TEST_CRASH_AT: 'afterMove' };
+    b.env = { ...normalEnv, SVC_TEST_CRASH_AT: point };
     const first = await startNode(b);
     await startNode(a);
     const id = await submitByRest(a, 'placed.bin', 'hostb');
@@ -51,6 +54,8 @@ describe('receiver killed after the move to the final place', () => {
     expect(files).toHaveLength(1);
     expect(await sha256File(join(inDir, files[0]!))).toBe(expected);
     expect(readdirSync(join(b.home, 'work'))).toEqual([]);
-    await waitFor(() => logsOf(b, 'restart of a transfer whose file was already placed: answered already finished').length === 1, { what: 'the already-finished answer in the log' });
+    const msg = point === 'afterMove' ? 'restart of a transfer whose file was already placed: answered already finished' : 'transfer resumed';
+    await waitFor(() => logsOf(b, msg).length === 1, { what: `"${msg}" in hostb's log` });
   }, 90_000);
+  }
 });
