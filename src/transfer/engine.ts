@@ -21,7 +21,7 @@ import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './cont
 import { isFinished, transition } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
-import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
+import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
 import { LocalControlError } from './session.js';
@@ -346,9 +346,10 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       }
     }
     const rule = await this.findRule(req.rule, send);
-    const isSender = isSendMode(modeOf(rule, req.md5, req.stream !== undefined));
+    const mode = modeOf(rule, req.md5, req.stream !== undefined);
     let file: LocalFile | null = null;
-    if (isSender && req.stream === undefined) {
+    // A send-through rule's pre-tasks may produce the file (S3GET): looked for after them (runRequester).
+    if (isSendMode(mode) && req.stream === undefined && !senderFileAfterPreTasks(rule, mode, false)) {
       // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
       file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file, this.served);
     }

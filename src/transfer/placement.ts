@@ -10,7 +10,7 @@ import { copyFile, mkdir, open, rename, stat, unlink, type FileHandle } from 'no
 import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
-import type { Rule } from '../model/rule.js';
+import { isSendMode, isThroughMode, type Rule, type TransferMode } from '../model/rule.js';
 import { R66Error } from '../net/errors.js';
 import { resolvePolicyFile } from '../fs/file-policy.js';
 import { PathNotAllowedError } from '../fs/safe-path.js';
@@ -102,6 +102,15 @@ export async function statLocalFile(dirs: RuleDirectories, file: string, served:
   const st = await stat(abs).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw notFound(file);
   return { path: abs, size: st.size };
+}
+
+/**
+ * True when the sender's file is looked for only after its pre-tasks: a send-through mode (5, 7)
+ * run without a stream, by a rule with sender pre-tasks. They may produce the file (S3GET fetches
+ * it and leaves through mode, tasks.md S3GET), so its absence before them is no error yet.
+ */
+export function senderFileAfterPreTasks(rule: Rule, mode: TransferMode, withStream: boolean): boolean {
+  return !withStream && isSendMode(mode) && isThroughMode(mode) && rule.sPreTasks.length > 0;
 }
 
 /**

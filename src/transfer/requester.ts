@@ -20,8 +20,8 @@ import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { isLegal, restartPoint } from './state.js';
 import { servedDirectories } from '../fs/file-policy.js';
-import { ruleDirectories, statLocalFile, type LocalFile } from './placement.js';
-import { openWorkFile, runReceiver } from './receiver.js';
+import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile, type RuleDirectories } from './placement.js';
+import { finishPlacedInsteadOfData, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
 import { combineLimits } from './shaper.js';
@@ -85,9 +85,11 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
   const dirs = ruleDirectories(rule, core.directories);
   let localFile: string | null = null;
   let size = -1;
-  if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null) {
+  // A send-through rule's pre-tasks may produce the file (S3GET): converse() looks for it after them.
+  const fileAfterPreTasks = isSender && senderFileAfterPreTasks(rule, record.mode, through !== null);
+  if (isSender && record.globalLastStep < TaskStep.POSTTASK && through === null && !fileAfterPreTasks) {
     try {
-      ({ path: localFile, size } = first?.file ?? (await statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories, ...core.extraServed))));
+      ({ path: localFile, size } = first?.file ?? (await senderFile(core, dirs, record)));
     } catch (err) {
       const e = toR66Error(err);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
@@ -193,9 +195,12 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     s.row.stage({ blockSize: r.blockSize, rank: r.rank, originalName: r.originalName });
     if (r.rank > 0) core.logger.info({ id: String(r.specialId), rank: r.rank, partner: s.partner.hostId }, 'transfer resumed');
     const fileBefore = s.file;
+    // Not looked for before the pre-tasks (runRequester): when they did not name one, the requested file.
+    const lookAfter = s.isSender && fileBefore === null && senderFileAfterPreTasks(s.rule, r.mode, s.through !== null);
     await s.preTasks();
     if (s.isSender) {
       if (s.record.globalLastStep < TaskStep.POSTTASK && s.through === null) {
+        if (s.file === null && lookAfter) s.file = (await senderFile(core, s.dirs, r)).path;
         if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
         // Only pre-tasks can have changed the file since runRequester's stat: without any, no new stat.
         const realSize = s.file !== fileBefore || s.hasTasks('pre') ? (await stat(s.file)).size : s.size;
@@ -207,6 +212,9 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
       }
       return await runSender(s);
     }
+    // Killed after the move to its final place, before its post-tasks ended (decision 0033):
+    // finished here, the sender told to stop; nothing is received a second time.
+    if (r.isMoved && s.through === null && !postTasksEnded(r)) return await finishPlacedInsteadOfData(s);
     if (r.globalLastStep < TaskStep.POSTTASK && s.through === null) {
       await openWorkFile(s, r.rank > 0 || !s.neverStartedBefore);
       await s.row.saveAll();
@@ -215,6 +223,11 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
   } catch (err) {
     return s.fail(err);
   }
+}
+
+/** The requester's file to send, under the file policy (statLocalFile). */
+function senderFile(core: EngineCore, dirs: RuleDirectories, record: TransferRecord): Promise<LocalFile> {
+  return statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories, ...core.extraServed));
 }
 
 /** The change notification (§9.5), JSON or legacy by the partner's version. */
