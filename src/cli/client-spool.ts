@@ -9,7 +9,9 @@ import { isSendMode } from '../model/rule.js';
 import { R66Error } from '../net/errors.js';
 import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '../watch/config.js';
 import { WatchDaemon } from '../watch/daemon.js';
-import { EngineOrders } from '../watch/orders.js';
+import { TransferOrders } from '../operations/index.js';
+import type { TransferEngine } from '../transfer/index.js';
+import { ServiceOrders } from '../watch/orders.js';
 import { compileRegex } from '../watch/scanner.js';
 import type { InformAnswer } from '../watch/watcher.js';
 import { parseArgs, type ParsedArgs } from './args.js';
@@ -119,6 +121,30 @@ async function inform(session: ClientSession, host: string, header: string): Pro
   }
 }
 
+/**
+ * The watchers' orders through the one order service (src/operations) of this client: submit
+ * writes the TOSUBMIT row, send now runs on this process's engine, opened at the first direct
+ * transfer. The watched directories are where the files to send lie (file policy), for the
+ * service's check as for the engine's (and its restarts of the same ids).
+ */
+function watchOrders(session: ClientSession, watched: string[]): ServiceOrders {
+  const { config } = session;
+  let engine: TransferEngine | undefined;
+  const service = new TransferOrders({
+    store: session.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
+    partner: (id) => session.partner(id), extraServed: watched, live: () => engine,
+  });
+  return new ServiceOrders({
+    service, store: session.store, realHostId: session.realHostId,
+    startEngine: async () => {
+      engine = await openEngine(session, watched);
+    },
+    stopEngine: async () => {
+      await engine?.close();
+    },
+  });
+}
+
 /** Runs the watchers until they stop. */
 export async function runSpool(ctx: ClientCommandContext, argv: readonly string[], hooks: SpoolHooks = {}): Promise<number> {
   return guarded(ctx.io, 'spool', { badSetup: SPOOL_EXIT.badSetup, unexpected: SPOOL_EXIT.badSetup }, async () => {
@@ -128,15 +154,7 @@ export async function runSpool(ctx: ClientCommandContext, argv: readonly string[
         session.logger.warn('client.xml defines the watchers (<spooleddaemon>): the command-line options are ignored');
       }
       const configs = watchersFor(session, args);
-      const orders = new EngineOrders({
-        store: session.store, hostId: session.config.hostId, realHostId: session.realHostId,
-        requesterFor: async (id) => {
-          const p = await session.partner(id);
-          return p === undefined ? undefined : session.ownIdFor(p);
-        },
-        // The watched directories are where the files to send lie (file policy).
-        engine: () => openEngine(session, configs.flatMap((c) => c.directories)),
-      });
+      const orders = watchOrders(session, configs.flatMap((c) => c.directories));
       let started = false;
       const daemon: WatchDaemon = new WatchDaemon(configs, {
         logger: session.logger,

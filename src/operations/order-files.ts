@@ -13,10 +13,13 @@ import type { Rule } from '../model/rule.js';
 import { TransferError } from '../model/transfer-error.js';
 import { ruleDirectories } from '../transfer/placement.js';
 
-/** The policy's roots for a rule on this host: its send directory, and every directory the host serves. */
-export function sendRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots {
+/**
+ * The policy's roots for a rule on this host: its send directory, and every directory the host
+ * serves, with `extra` (TransferOrdersOptions.extraServed).
+ */
+export function sendRoots(rule: Rule, dirs: DirectoryConfig, extra: readonly string[] = []): FilePolicyRoots {
   const r = ruleDirectories(rule, dirs);
-  return { base: r.out, allowed: servedDirectories(dirs, r.in, r.out, r.work, r.arch) };
+  return { base: r.out, allowed: servedDirectories(dirs, r.in, r.out, r.work, r.arch, ...extra) };
 }
 
 /** The policy's roots for a rule's receive side (files received, archived, in work). */
@@ -29,12 +32,12 @@ export function receiveRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots
  * Checks the file an order sends and returns its absolute path and size (-1 when it does not
  * exist yet: a submission may name a file that appears before its start). The name is taken
  * literally (a submission stores it; wildcards were expanded by the caller, each match checked
- * here). `knownSize`: the size the caller already read. Throws a TransferError FileNotAllowed when the policy refuses it.
+ * here). `knownSize`: the size the caller already read; `extra`: see sendRoots(). Throws a TransferError FileNotAllowed when the policy refuses it.
  */
-export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string, knownSize?: number): Promise<{ path: string; size: number }> {
+export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string, knownSize?: number, extra?: readonly string[]): Promise<{ path: string; size: number }> {
   let file: string | undefined;
   try {
-    file = await resolvePolicyFile(name, sendRoots(rule, dirs), { wildcards: false });
+    file = await resolvePolicyFile(name, sendRoots(rule, dirs, extra), { wildcards: false });
   } catch (err) {
     if (err instanceof PathNotAllowedError) throw policyRefusal(err);
     throw err;

@@ -56,6 +56,11 @@ export interface TransferOrdersOptions {
   hostId: string;
   sslHostId?: string | undefined;
   directories: DirectoryConfig;
+  /**
+   * Directories besides the host's where a file to send may lie (file policy), as the engine's
+   * option of that name: the FileWatcher's watched directories.
+   */
+  extraServed?: readonly string[];
   /** The host's default block size. */
   blockSize: number;
   /** Partner lookup (aliases, authent.xml without database); default `store.hosts.get`. */
@@ -73,8 +78,9 @@ export interface TransferOrdersOptions {
 export interface TransferOrder extends Pick<TransferRequest, 'partner' | 'rule' | 'file' | 'md5' | 'blockSize' | 'fileInfo' | 'noFollow' | 'start'> {
   /**
    * The id of the new row, chosen beforehand (the FileWatcher takes its ids first so a restart
-   * finds its rows again); default the next one. A row with that id existing: the submission fails.
-   * submit() only: submitMany() gives its rows the ids of its batch.
+   * finds its rows again); default the next one. A row with that id existing: submit() fails,
+   * sendNow() restarts it (the engine's restart of a known id). submitMany() gives its rows the ids
+   * of its batch.
    */
   id?: bigint;
   /** Extra TRANSFERINFO (REST v2 `transferInfo`). */
@@ -147,7 +153,7 @@ export class TransferOrders {
     const requester = this.ownIdFor(host);
     const rule = await once(`r ${order.rule}`, () => this.ruleFor(order.rule, host, requester));
     const sending = isSendMode(rule.mode);
-    const file = sending ? await resolveOrderFile(rule, this.opts.directories, order.file, order.size) : { size: -1 };
+    const file = sending ? await resolveOrderFile(rule, this.opts.directories, order.file, order.size, this.opts.extraServed) : { size: -1 };
     const now = this.now();
     return (specialId) => newTransferRecord({
       specialId, ownerId: this.opts.hostId, requester, partner: host.hostId, rule, md5: order.md5,
@@ -220,9 +226,10 @@ export class TransferOrders {
     if (live?.transfer === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
     const host = await this.partnerHost(order.partner);
     const rule = await this.ruleFor(order.rule, host, this.ownIdFor(host));
-    if (isSendMode(rule.mode)) await resolveOrderFile(rule, this.opts.directories, order.file);
+    if (isSendMode(rule.mode)) await resolveOrderFile(rule, this.opts.directories, order.file, undefined, this.opts.extraServed);
     return live.transfer({
       partner: order.partner, rule: order.rule, file: order.file, md5: order.md5, blockSize: order.blockSize, fileInfo: order.fileInfo, noFollow: order.noFollow,
+      ...(order.id !== undefined ? { id: order.id } : {}),
     });
   }
 

@@ -1,17 +1,18 @@
 /**
  * How a watcher gives its transfer orders (filewatcher.md §3.3): a TOSUBMIT row for the local
- * server's scheduler, or a transfer run now by this process. A thin adapter over today's transfer
- * engine (src/transfer), to be replaced by the one service for transfer orders (src/operations)
- * when it lands; the watcher only sees this interface.
+ * server's scheduler (`TransferOrders.submit`), or a transfer run now by this process
+ * (`TransferOrders.sendNow`), through the one service for transfer orders (src/operations,
+ * docs/decisions one transfer pipeline). The watcher only sees the WatchOrders interface.
  *
  * Every order carries a transfer id chosen (and written to the state file) before the order is
- * given, so an order interrupted by a crash is recognised and never given twice (docs/decisions).
+ * given, so an order interrupted by a crash is recognised and never given twice (docs/decisions,
+ * FileWatcher exactly once): the service takes that id (`TransferOrder.id`).
  */
 import { ErrorCode } from '../model/error-code.js';
-import { TaskStep, UpdatedInfo } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
-import type { Store } from '../store/index.js';
-import type { TransferEngine, TransferRequest } from '../transfer/index.js';
+import { TransferError } from '../model/transfer-error.js';
+import { TaskStep, UpdatedInfo, type TransferKey } from '../model/transfer.js';
+import type { TransferOrder, TransferOrders } from '../operations/index.js';
+import type { RunnerRepository } from '../store/index.js';
 
 export interface OrderRequest {
   to: string;
@@ -37,7 +38,7 @@ export interface OrderResult {
 /** What this host's database knows of an order: never written, finished (or submitted), or open. */
 export type OrderState = 'none' | 'done' | 'open';
 
-export interface TransferOrders {
+export interface WatchOrders {
   newIds(n: number): Promise<bigint[]>;
   state(to: string, id: bigint, submit: boolean): Promise<OrderState>;
   /** Writes the TOSUBMIT row; ok once it is written. */
@@ -49,39 +50,45 @@ export interface TransferOrders {
   close(): Promise<void>;
 }
 
-export interface EngineOrdersOptions {
-  store: Store;
-  hostId: string;
-  /** This host's id towards a partner (its TLS id for a TLS partner); undefined for an unknown partner. */
-  requesterFor(partner: string): Promise<string | undefined>;
+export interface ServiceOrdersOptions {
+  /** The one order service of this process (its `live` engine runs the direct transfers). */
+  service: TransferOrders;
+  /** The ids taken beforehand, and the local rows read (state) and deleted (`nolog`). */
+  store: { nextTransferIds(n: number): Promise<bigint[]>; runner: Pick<RunnerRepository, 'get' | 'delete'> };
   /** The partner's real id (aliases resolved). */
   realHostId(id: string): string;
-  /** The transfer engine, opened on first direct transfer. */
-  engine(): Promise<TransferEngine>;
+  /** Starts the service's live engine before the first direct transfer (once). */
+  startEngine?(): Promise<void>;
+  /** Stops what startEngine() started. */
+  stopEngine?(): Promise<void>;
 }
 
-function request(r: OrderRequest, to: string): TransferRequest {
+function order(r: OrderRequest, to: string): TransferOrder {
   return { partner: to, rule: r.rule, file: r.file, id: r.id, md5: r.md5, blockSize: r.blockSize, fileInfo: r.info, noFollow: r.noFollow };
 }
 
 function failed(err: unknown): OrderResult {
-  if (err instanceof R66Error) return { ok: false, message: `${err.code.name}: ${err.message}`, connection: err.code === ErrorCode.ConnectionImpossible };
-  return { ok: false, message: err instanceof Error ? err.message : String(err), connection: false };
+  const e = TransferError.from(err);
+  return { ok: false, message: `${e.code.name}: ${e.message}`, connection: e.code === ErrorCode.ConnectionImpossible };
 }
 
-export class EngineOrders implements TransferOrders {
-  private engineOpened: Promise<TransferEngine> | undefined;
+export class ServiceOrders implements WatchOrders {
+  private engineStarted: Promise<void> | undefined;
 
-  constructor(private readonly opts: EngineOrdersOptions) {}
+  constructor(private readonly opts: ServiceOrdersOptions) {}
 
   newIds(n: number): Promise<bigint[]> {
     return this.opts.store.nextTransferIds(n);
   }
 
-  private async key(to: string, id: bigint): Promise<{ specialId: bigint; ownerReq: string; requester: string; requested: string } | undefined> {
-    const requested = this.opts.realHostId(to);
-    const requester = await this.opts.requesterFor(requested);
-    return requester === undefined ? undefined : { specialId: id, ownerReq: this.opts.hostId, requester, requested };
+  /** The local row's key, or undefined for a partner this host does not know (nothing written). */
+  private async key(to: string, id: bigint): Promise<TransferKey | undefined> {
+    try {
+      return await this.opts.service.keyFor(this.opts.realHostId(to), id);
+    } catch (err) {
+      if (err instanceof TransferError && err.code === ErrorCode.NotKnownHost) return undefined;
+      throw err;
+    }
   }
 
   async state(to: string, id: bigint, submit: boolean): Promise<OrderState> {
@@ -95,8 +102,7 @@ export class EngineOrders implements TransferOrders {
 
   async submit(r: OrderRequest): Promise<OrderResult> {
     try {
-      const engine = await this.engine();
-      await engine.submitLater(request(r, this.opts.realHostId(r.to)));
+      await this.opts.service.submit(order(r, this.opts.realHostId(r.to)));
       return { ok: true, message: '', connection: false };
     } catch (err) {
       return failed(err);
@@ -105,8 +111,8 @@ export class EngineOrders implements TransferOrders {
 
   async run(r: OrderRequest): Promise<OrderResult> {
     try {
-      const engine = await this.engine();
-      const outcome = await engine.submitSend(request(r, this.opts.realHostId(r.to)));
+      await this.startEngine();
+      const outcome = await this.opts.service.sendNow(order(r, this.opts.realHostId(r.to)));
       const ok = outcome.code === ErrorCode.CompleteOk || outcome.code === ErrorCode.Warning;
       return { ok, message: ok ? '' : `${outcome.code.name}: ${outcome.message}`, connection: outcome.code === ErrorCode.ConnectionImpossible };
     } catch (err) {
@@ -122,12 +128,17 @@ export class EngineOrders implements TransferOrders {
     }
   }
 
-  private engine(): Promise<TransferEngine> {
-    this.engineOpened ??= this.opts.engine();
-    return this.engineOpened;
+  private startEngine(): Promise<void> {
+    // A failed start is tried again at the next transfer.
+    this.engineStarted ??= (this.opts.startEngine?.() ?? Promise.resolve()).catch((err: unknown) => {
+      this.engineStarted = undefined;
+      throw err;
+    });
+    return this.engineStarted;
   }
 
   async close(): Promise<void> {
-    if (this.engineOpened !== undefined) await (await this.engineOpened.catch(() => undefined))?.close();
+    if (this.engineStarted !== undefined) await this.engineStarted.catch(() => undefined);
+    await this.opts.stopEngine?.();
   }
 }

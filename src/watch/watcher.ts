@@ -15,7 +15,7 @@ import { compileRegex, scanDirectories, type ScanFilter, type ScanProblems } fro
 import type { WatcherConfig } from './config.js';
 import { newItem, type FileItem } from './item.js';
 import { WatchLock } from './lock.js';
-import type { OrderRequest, OrderResult, OrderState, TransferOrders } from './orders.js';
+import type { OrderRequest, OrderResult, OrderState, WatchOrders } from './orders.js';
 import { ReportBuilder, SPOOLED_INFORM_CLASS, type MonitorSummary } from './report.js';
 import { loadState, saveState } from './state-file.js';
 
@@ -23,7 +23,7 @@ import { loadState, saveState } from './state-file.js';
 export type InformAnswer = 'Validated' | 'needfull';
 
 export interface WatcherDeps {
-  orders: TransferOrders;
+  orders: WatchOrders;
   logger: Logger;
   /** Sends a business request; resolves with the server's answer, throws when it failed. */
   inform?(host: string, header: string): Promise<InformAnswer>;
