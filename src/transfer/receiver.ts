@@ -120,7 +120,7 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
       // rank and sends none, but one whose saved rank is short of the end does. The file is in
       // place: the transfer is finished here and the sender told so (QueryAlreadyFinished
       // completes it, §9.7; decision 0033).
-      if (p.kind === 'data' && s.record.isMoved) return await finishPlacedFile(s, () => s.channel.send(errorPacket('Transfer already finished: the file is in place', ErrorCode.QueryAlreadyFinished)));
+      if (p.kind === 'data' && s.record.isMoved) return await finishPlacedInsteadOfData(s);
       if (p.kind !== 'endTransfer' || p.way !== 0) throw unexpected(p, 'EndTransfer');
       await s.row.flush();
       await s.channel.send({ kind: 'endTransfer', request: p.request, way: 1, hash: p.hash });
@@ -401,6 +401,14 @@ export async function finishPlacedFile(s: TransferSession, answer: () => Promise
   } catch (err) {
     return s.fail(err);
   }
+}
+
+/**
+ * finishPlacedFile() once the sender is sending, or about to send, its data: the answer is an Error
+ * QueryAlreadyFinished, which stops its data and completes its side (§9.7).
+ */
+export function finishPlacedInsteadOfData(s: TransferSession): Promise<TransferOutcome> {
+  return finishPlacedFile(s, () => s.channel.send(errorPacket('Transfer already finished: the file is in place', ErrorCode.QueryAlreadyFinished)));
 }
 
 /**

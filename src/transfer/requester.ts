@@ -91,7 +91,7 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
     try {
       ({ path: localFile, size } = first?.file ?? (await senderFile(core, dirs, record)));
     } catch (err) {
-      const e = toR66Error(err);
+      const e = toR66Error(err, dirs);
       return { ...(await failBeforeSession(core, row, e.code, e.message, false)), retryable: false };
     }
   }

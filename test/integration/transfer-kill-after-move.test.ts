@@ -11,9 +11,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { killNodes, logsOf, rowOf, rowsDone, SEND_RULE, sha256File, startNode, submitByRest, writeNodePair, writePatternFile, type Node } from '../transfer/servers.js';
+import { killNodes, logsOf, rest, rowOf, rowsDone, SEND_RULE, sha256File, startNode, submitByRest, writeNodePair, writePatternFile, type Node } from '../transfer/servers.js';
 
 const SIZE = 3 * 65536 + 123;
+/** hosta (the requester) receives: a pull. */
+const PULL_RULE = { 'pull.rule.xml': '<rule><idrule>pull</idrule><hostids/><mode>2</mode></rule>\n' };
 
 describe('receiver killed after the move to the final place', () => {
   let box: Sandbox;
@@ -22,7 +24,7 @@ describe('receiver killed after the move to the final place', () => {
 
   beforeEach(async () => {
     box = sandbox();
-    ({ a, b } = await writeNodePair(box, { rules: SEND_RULE, rest: true }, { rules: SEND_RULE }));
+    ({ a, b } = await writeNodePair(box, { rules: { ...SEND_RULE, ...PULL_RULE }, rest: true }, { rules: { ...SEND_RULE, ...PULL_RULE } }));
   }, 60_000);
 
   afterEach(() => {
@@ -58,4 +60,27 @@ describe('receiver killed after the move to the final place', () => {
     await waitFor(() => logsOf(b, msg).length === 1, { what: `"${msg}" in hostb's log` });
   }, 90_000);
   }
+
+  it('the requester receives (pull) and is killed after its move: its restart finishes without receiving again', async () => {
+    const expected = await writePatternFile(join(b.home, 'out', 'pulled.bin'), SIZE);
+    await startNode(b);
+    const normalEnv = a.env;
+    a.env = { ...normalEnv, SVC_TEST_CRASH_AT: 'afterMove' };
+    const first = await startNode(a);
+    const r = await rest(a, 'POST', '/v2/transfers', { ruleName: 'pull', filename: 'pulled.bin', requested: 'hostb' });
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    const id = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(r.headers.get('transfer-uri') ?? '')![1]!);
+    await first.exited;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    const inDir = join(a.home, 'in');
+    expect(readdirSync(inDir)).toHaveLength(1);
+
+    a.env = normalEnv;
+    await startNode(a);
+    await rowsDone(a, b, id);
+    const files = readdirSync(inDir);
+    expect(files).toHaveLength(1);
+    expect(await sha256File(join(inDir, files[0]!))).toBe(expected);
+    expect(readdirSync(join(a.home, 'work'))).toEqual([]);
+  }, 90_000);
 });
