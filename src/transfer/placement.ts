@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, isThroughMode, type Rule, type TransferMode } from '../model/rule.js';
-import { R66Error } from '../net/errors.js';
+import { fileErrorText, R66Error } from '../net/errors.js';
 import { resolvePolicyFile } from '../fs/file-policy.js';
 import { PathNotAllowedError } from '../fs/safe-path.js';
 
@@ -138,7 +138,8 @@ export async function ensureDirectory(dir: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
   } catch (err) {
-    throw new R66Error(`cannot create directory ${dir}: ${(err as Error).message}`, ErrorCode.Internal);
+    // The partner may read this text: no server path (issue 21).
+    throw new R66Error(`cannot create directory ${path.basename(dir)}: ${fileErrorText(err as NodeJS.ErrnoException)}`, ErrorCode.Internal);
   }
 }
 
@@ -186,8 +187,12 @@ export async function moveToFinal(from: string, to: string): Promise<void> {
       // Names only: the partner reads this text, and server paths are not its business (issue 21).
       throw new R66Error(`cannot move ${path.basename(from)} to ${path.basename(to)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, ErrorCode.FinalOp);
     }
-    await copyFile(from, to);
-    await unlink(from);
+    try {
+      await copyFile(from, to);
+      await unlink(from);
+    } catch (copyErr) {
+      throw new R66Error(`cannot copy ${path.basename(from)} to ${path.basename(to)}: ${fileErrorText(copyErr as NodeJS.ErrnoException)}`, ErrorCode.FinalOp);
+    }
   }
 }
 

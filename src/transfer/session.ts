@@ -258,7 +258,7 @@ export class TransferSession {
    */
   async fail(err: unknown): Promise<TransferOutcome> {
     await this.closeWorkHandle();
-    const r66 = toR66Error(err);
+    const r66 = toR66Error(err, this.dirs);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;
     let failure = r66;
@@ -369,15 +369,21 @@ export function isRetryableEnd(code: ErrorCodeInfo): boolean {
   return code === ErrorCode.ServerOverloaded || code === ErrorCode.Disconnection || code === ErrorCode.ConnectionImpossible || code === ErrorCode.QueryStillRunning;
 }
 
-/** Any failure as an R66Error (unknown errors are Internal, message kept without stack). */
-export function toR66Error(err: unknown): R66Error {
+/**
+ * Any failure as an R66Error (unknown errors are Internal, message kept without stack). A file named
+ * by a file-system error is named relative to the rule's directory (`dirs`, fileErrorText()).
+ */
+export function toR66Error(err: unknown, dirs?: RuleDirectories): R66Error {
   if (err instanceof R66Error) return err;
   const e = err as NodeJS.ErrnoException;
   if (e && typeof e === 'object' && typeof e.code === 'string') {
-    // fileErrorText: the file's name, not the server's path (the partner reads these texts).
-    if (e.code === 'ENOENT') return new R66Error(`File not found: ${fileErrorText(e)}`, ErrorCode.FileNotFound);
-    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${fileErrorText(e)}`, ErrorCode.FileNotAllowed);
-    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${fileErrorText(e)}`, ErrorCode.Internal);
+    // fileErrorText: the file relative to the rule's directory, not the server's path (the partner reads these texts).
+    const text = fileErrorText(e, dirs ? [dirs.in, dirs.out, dirs.work, dirs.arch] : []);
+    if (e.code === 'ENOENT') return new R66Error(`File not found: ${text}`, ErrorCode.FileNotFound);
+    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${text}`, ErrorCode.FileNotAllowed);
+    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${text}`, ErrorCode.Internal);
+    // Any other file-system error (EISDIR, EMFILE...): Node's message holds the absolute path.
+    if (typeof e.path === 'string') return new R66Error(`File error: ${text}`, ErrorCode.Internal);
   }
   return new R66Error(err instanceof Error ? err.message : String(err), ErrorCode.Internal);
 }
