@@ -14,7 +14,7 @@ import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, ruleAllowsHost, type Rule } from '../model/rule.js';
 import { TransferError } from '../model/transfer-error.js';
-import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { isFinished } from '../transfer/state.js';
 import type { ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
@@ -293,6 +293,22 @@ export class TransferOrders {
     const refused = refusalOf(result);
     if (refused !== null) throw refused;
     return result.record ?? record;
+  }
+
+  /**
+   * Delete (REST v2 DELETE, rest-v2.md §10.6): the row is removed. Unknown, or still in its
+   * initial state (GLOBALSTEP and GLOBALLASTSTEP NOTASK): `unknownTransfer`; running on this
+   * host: QueryStillRunning (the engine still writes that row). Nothing is removed when refused.
+   */
+  async remove(ref: TransferRef): Promise<TransferRecord> {
+    const key = this.key(ref);
+    const record = await this.opts.store.runner.get(key);
+    if (record === undefined || (record.globalStep === TaskStep.NOTASK && record.globalLastStep === TaskStep.NOTASK)) {
+      throw new TransferError(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database or not started`, { details: { reason: 'unknownTransfer' } });
+    }
+    if (this.live?.isRunning(ref) === true) throw new TransferError(ErrorCode.QueryStillRunning, `transfer ${ref.specialId} is running: stop it first`);
+    await this.opts.store.runner.delete(keyOf(record));
+    return record;
   }
 
   private key(ref: TransferRef): TransferKey {

@@ -1,11 +1,12 @@
 /** `/v2/transfers` (rest-v2.md §10.1-10.6): list, add, read, stop, cancel, restart, delete. */
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
-import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { parseIsoDate } from '../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
 import { asOrderError } from '../../operations/index.js';
+import { TransferError } from '../../model/transfer-error.js';
 import { ordersOf, restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
 import { TRANSFER_STATUS, transferToJson } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
@@ -178,10 +179,14 @@ async function restart(req: V2Request) {
   return json(200, transferToJson(result.record ?? stopped));
 }
 
+/** Delete (§10.6) through the order service: initial state 404, running on this host 409. */
 async function remove(req: V2Request) {
-  const record = await findTransfer(req);
-  if (record.globalStep === TaskStep.NOTASK && record.globalLastStep === TaskStep.NOTASK) throw new V2Status(404);
-  await req.ctx.services.store.runner.delete(record);
+  try {
+    await ordersOf(req.ctx.services).remove(await findTransfer(req));
+  } catch (err) {
+    if (!(err instanceof TransferError)) throw err;
+    throw new V2Status(err.details.reason === 'unknownTransfer' ? 404 : err.httpStatus, {}, err.message);
+  }
   return { status: 204 };
 }
 
