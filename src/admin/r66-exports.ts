@@ -6,6 +6,7 @@
 import { effectiveRole, type ServerConfig } from '../config/index.js';
 import type { AdminExportSource, ConfigExportItem, HistoryOrder, HistoryResult } from '../net/commands/admin-exports.js';
 import type { Logger } from 'pino';
+import { notifySnmp } from '../monitor/snmp/hub.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import type { Store } from '../store/index.js';
 import { exportConfigV1, type ConfigItem } from './config-files.js';
@@ -51,6 +52,9 @@ export function adminExportSource(config: ServerConfig, store: () => Store, log:
       const files = await exportConfigV1({ store: store(), hostId: config.hostId, cryptoKey: config.identity.cryptoKey }, config.directories.arch, items as ReadonlySet<ConfigItem>);
       return files as Partial<Record<ConfigExportItem, string>>;
     },
-    notify: (message, partnerId) => log.warn({ partner: partnerId }, message),
+    notify: (message, partnerId) => {
+      log.warn({ partner: partnerId }, message);
+      notifySnmp('warning', message, partnerId);
+    },
   };
 }

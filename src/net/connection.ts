@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ErrorCode, parseErrorCode } from '../model/error-code.js';
+import { notifySnmp } from '../monitor/snmp/hub.js';
 import {
   decodeFramePacket,
   DEFAULT_MAX_FRAME_LENGTH,
@@ -441,6 +442,7 @@ export class Connection extends EventEmitter {
     }
     if (now - this.lastActivity >= period) {
       if (this.unansweredKeepAlives >= MAX_UNANSWERED_KEEPALIVES && this.channels.size === 0) {
+        notifySnmp('warning', 'KeepAlive get no answer', this.authenticatedPartner?.hostId ?? this.socket.remoteAddress ?? '');
         this.close(disconnected('no answer to KeepAlive'));
         return;
       }

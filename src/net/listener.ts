@@ -176,6 +176,7 @@ export class R66Listener {
     if (this.admitted < guard.maxConnections && fromIp < guard.maxConnectionsPerAddress) return true;
     this.refusedConnections++;
     const limit = this.admitted >= guard.maxConnections ? `maxconnections ${guard.maxConnections}` : `maxconnectionsperaddress ${guard.maxConnectionsPerAddress}`;
+    notifySnmp('overloaded', `${this.name}: connection refused`, `${limit} reached`);
     guard.warnings.warn(`refused:${this.name}`, { ip, open: this.admitted, refused: this.refusedConnections }, `${this.name}: connection refused (${limit} reached)`);
     return false;
   }

@@ -1,7 +1,8 @@
 /**
  * Notifications sent from the R66 network rather than the transfer engine (monitoring.md §B.5):
- * shutdown order, refused authentication, black-listed peer and TLS handshake failure, from a server started in this
- * process with snmpconfig.xml naming a snmptrapd target, received by Debian's snmptrapd.
+ * shutdown order, overload (connection limit), administration orders through REST (configuration export,
+ * bandwidth change), refused authentication, black-listed peer and TLS handshake failure, from a server
+ * started in this process with snmpconfig.xml naming a snmptrapd target, received by Debian's snmptrapd.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,6 +35,7 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
   let trapd: Awaited<ReturnType<typeof startTrapd>>;
   let runtime: ServerRuntime;
   let r66: number;
+  let rest: number;
 
   beforeAll(async () => {
     box = sandbox();
@@ -41,12 +43,17 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-snmp-net-'));
     trapd = await startTrapd(dir);
     r66 = await freePort();
+    rest = await freePort();
     const file = join(inst.confDir, 'server.xml');
     const snmpFile = join(inst.confDir, 'snmpconfig.xml');
-    writeFileSync(snmpFile, `<snmpconfig><config><localaddress>udp:127.0.0.1/${await freeUdpPort()}</localaddress><usetrap>True</usetrap><trapinformlevel>2</trapinformlevel></config>
+    writeFileSync(snmpFile, `<snmpconfig><config><localaddress>udp:127.0.0.1/${await freeUdpPort()}</localaddress><usetrap>True</usetrap><trapinformlevel>3</trapinformlevel></config>
       <targets><target><name>nms</name><domain>UdpIpv4</domain><address>127.0.0.1/${trapd.port}</address><isv2>True</isv2></target></targets></snmpconfig>`);
     writeFileSync(file, readFileSync(file, 'utf8').replace('<serverport>0</serverport>', `<serverport>${r66}</serverport>`)
-      .replace('</server>', `<snmpconfig>${snmpFile}</snmpconfig></server>`));
+      .replace('</server>', `<snmpconfig>${snmpFile}</snmpconfig></server>`)
+      // Three connections per address: the fourth is refused (overload notification).
+      .replace('</config>', `<security><maxconnectionsperaddress>3</maxconnectionsperaddress></security>
+        <rest><restaddress>127.0.0.1</restaddress><restport>${rest}</restport><restauthenticated>true</restauthenticated>
+        <restmethod><restname>ALL</restname><restcrud>CRUD</restcrud></restmethod></rest></config>`));
     writeFileSync(join(inst.confDir, 'authent.xml'), `<authent><entry><hostid>hosta</hostid><address>127.0.0.1</address><port>${r66}</port><admin>true</admin><key>${PASSWORD_HEX}</key></entry></authent>\n`);
     await runDatabaseTool({ configFile: file, side: 'server', initdb: true, authFile: join(inst.confDir, 'authent.xml'), log: silent });
     runtime = new ServerRuntime(await loadServerConfig(file), silent);
@@ -74,6 +81,37 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
     }
     expect(trapd.out()).toContain(`.${ROOT}.5.1.1.1 = STRING: "TrapShutdown"`);
     await waitFor(() => runtime.starts === 2 && trapd.out().split('Startup Service').length === 3, { timeoutMs: 20_000, what: 'the restart' });
+  });
+
+  it('a connection over the per-address limit: an overloaded notification', async () => {
+    // Before the black-listing test below: a banned address never reaches the limits.
+    const held = await Promise.all([1, 2, 3].map(() => RawPeer.open(r66)));
+    try {
+      const refused = await RawPeer.open(r66);
+      await refused.closed;
+      await waitFor(() => trapd.out().includes('"r66-listener: connection refused"'), { timeoutMs: 5000, what: 'the overloaded notification' });
+      expect(trapd.out()).toContain(`.${ROOT}.5.1.4.1 = STRING: "TrapOverloaded"`);
+      expect(trapd.out()).toContain('"maxconnectionsperaddress 3 reached"');
+    } finally {
+      for (const p of held) p.destroy();
+      await Promise.all(held.map((p) => p.closed));
+    }
+  });
+
+  it('administration orders through REST v2: configuration export and bandwidth change, with the user', async () => {
+    // writeInstance's hosta is an administrator partner with the password "password".
+    const headers = { authorization: `Basic ${Buffer.from('hosta:password').toString('base64')}` };
+    const exported = await fetch(`http://127.0.0.1:${rest}/v2/server/config?exportHosts=true`, { headers });
+    expect(exported.status).toBe(200);
+    await waitFor(() => trapd.out().includes('"Export Configuration Order received"'), { timeoutMs: 5000, what: 'the export order notification' });
+    expect(trapd.out()).toContain(`.${ROOT}.5.1.3.1 = STRING: "TrapWarning"`);
+    const limits = await fetch(`http://127.0.0.1:${rest}/v2/limits`, {
+      method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ upGlobalLimit: 20000, downGlobalLimit: 10000, upSessionLimit: 2000, downSessionLimit: 1000 }),
+    });
+    expect(limits.status).toBe(201);
+    await waitFor(() => trapd.out().includes('"Change Bandwidth Limit Order received: Global 20000:10000 (W:R) Local 2000:1000 (W:R)"'), { timeoutMs: 5000, what: 'the bandwidth order notification' });
+    expect(trapd.out()).toContain('"hosta"');
   });
 
   it('a refused authentication, then the black-listed address: error notifications', async () => {

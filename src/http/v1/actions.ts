@@ -6,6 +6,7 @@ import { ConfigError, hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
 import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type LogExportResult } from '../../admin/index.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
+import { notifyBandwidthOrder, notifyOrder } from '../../monitor/snmp/orders.js';
 import { normaliseLimits } from '../context.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
@@ -48,6 +49,7 @@ export async function bandwidthAction(ctx: RestListenerContext, id: V1Identity, 
       writeGlobal: pick(packet.writeglobal, cur.writeGlobal), readGlobal: pick(packet.readglobal, cur.readGlobal),
       writeSession: pick(packet.writesession, cur.writeSession), readSession: pick(packet.readsession, cur.readSession), delay: cur.delay,
     }));
+    notifyBandwidthOrder(bw.get(), id.user);
   }
   const now = bw.get();
   const answer = { ...packet, writeglobal: BigInt(now.writeGlobal), readglobal: BigInt(now.readGlobal), writesession: BigInt(now.writeSession), readsession: BigInt(now.readSession) };
@@ -78,6 +80,7 @@ export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: J
     if (!(err instanceof ConfigError)) services.log.error({ err: err instanceof Error ? err.message : String(err) }, 'REST v1 /log: transfer history export failed');
     return { code: 400, command, model, detail: `transfer history not exported: ${err instanceof ConfigError ? err.message : 'database error'}` };
   }
+  if (cmd.purge) notifyOrder('purge', id.user);
   const answer = newJsonCommand('LogResponseJsonPacket', {
     ...cmd, jsonClass: 'LogResponseJsonPacket', command: cmd.requestUserPacket, filename: r.file, exported: BigInt(r.exported), purged: BigInt(r.purged),
   } as never);
@@ -113,6 +116,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
     if (cmd.alias) items.add('aliases');
     if (cmd.roles) items.add('roles');
     const files = await exportConfigV1(fctx, services.config.directories.arch, items);
+    notifyOrder('export', id.user);
     const answer = newJsonCommand('ConfigExportResponseJsonPacket', {
       ...cmd, jsonClass: 'ConfigExportResponseJsonPacket', command: 0, filehost: files.hosts ?? null, filerule: files.rules ?? null,
       filebusiness: files.business ?? null, filealias: files.aliases ?? null, fileroles: files.roles ?? null,
@@ -136,6 +140,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   let detail: string | undefined;
   try {
     imported = await importConfig(fctx, req, services.config.directories);
+    notifyOrder('import', id.user);
   } catch (err) {
     if (!(err instanceof ConfigTransferError)) throw err;
     // A file outside the host's directories, or not what the item expects: refused, nothing changed.

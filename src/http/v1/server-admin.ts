@@ -5,6 +5,7 @@
  */
 import { hasRole, Role } from '../../config/index.js';
 import { wireKeyMatches, type JsonCommand } from '../../protocol/index.js';
+import { notifyBlockOrder } from '../../monitor/snmp/orders.js';
 import type { RestListenerContext } from '../context.js';
 import type { ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
@@ -26,6 +27,7 @@ export function shutdownOrBlockAction(ctx: RestListenerContext, id: V1Identity, 
     return { code: 200, command, model, results: [packetJson(answer)], detail: cmd.restartOrBlock ? 'restarting' : 'shutting down', after: () => services.shutdown(cmd.restartOrBlock) };
   }
   services.blockRequests(cmd.restartOrBlock);
+  notifyBlockOrder(cmd.restartOrBlock, id.user);
   const text = cmd.restartOrBlock ? 'Block new request' : 'Unblock new request';
   return { code: 200, command, model, results: [packetJson({ ...answer, comment: text })], detail: text };
 }

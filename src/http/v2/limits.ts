@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
 import type { Limits } from '../../model/limits.js';
+import { notifyBandwidthOrder } from '../../monitor/snmp/orders.js';
 import { normaliseLimits } from '../context.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -36,6 +37,7 @@ function applyLive(req: V2Request, l: Limits): void {
   req.ctx.services.bandwidth.set(normaliseLimits({
     readGlobal: l.readGlobalLimit, writeGlobal: l.writeGlobalLimit, readSession: l.readSessionLimit, writeSession: l.writeSessionLimit, delay: l.delayLimit,
   }));
+  notifyBandwidthOrder(req.ctx.services.bandwidth.get(), req.user);
 }
 
 async function current(req: V2Request): Promise<Limits> {
@@ -65,6 +67,7 @@ async function remove(req: V2Request) {
   await current(req);
   await req.ctx.services.store.limits.delete(req.ctx.services.config.hostId);
   req.ctx.services.bandwidth.set({ readGlobal: 0, writeGlobal: 0, readSession: 0, writeSession: 0, delay: req.ctx.services.bandwidth.get().delay });
+  notifyBandwidthOrder(req.ctx.services.bandwidth.get(), req.user);
   return { status: 204 };
 }
 

@@ -4,6 +4,7 @@ import { Role } from '../../config/index.js';
 import type { UpdatedInfo } from '../../model/transfer.js';
 import { ConfigTransferError, exportConfigV2, exportHistoryV2, importConfig, type ConfigItem, type ImportRequest } from '../../admin/index.js';
 import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
+import { notifyOrder } from '../../monitor/snmp/orders.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
 import { TRANSFER_STATUS } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
@@ -81,6 +82,7 @@ async function logs(req: V2Request) {
     status: q.status !== undefined ? (TRANSFER_STATUS.indexOf(q.status) as UpdatedInfo) : undefined,
     rule: q.ruleName, start, stop, startId: q.startID, stopId: q.stopID, requester: q.requester ?? q.requested, purge: q.purge, clean: q.clean,
   });
+  if (q.purge === true) notifyOrder('purge', req.user);
   return json(200, { filePath: r.file, exported: r.exported, purged: r.purged });
 }
 
@@ -116,6 +118,7 @@ async function configExport(req: V2Request) {
   let files;
   try {
     files = await exportConfigV2(filesContext(req), req.ctx.services.config.directories.conf, items);
+    notifyOrder('export', req.user);
   } catch (err) {
     mapTransferError(err, 'export');
   }
@@ -148,6 +151,7 @@ async function configImport(req: V2Request) {
   let result;
   try {
     result = await importConfig(filesContext(req), request, req.ctx.services.config.directories);
+    notifyOrder('import', req.user);
   } catch (err) {
     mapTransferError(err, 'import');
   }

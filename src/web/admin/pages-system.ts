@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { formatRoleSet, hasRole, Role } from '../../config/index.js';
 import { normaliseLimits } from '../../http/context.js';
 import { exportConfigV1, type ConfigItem } from '../../admin/index.js';
+import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../../monitor/snmp/orders.js';
 import { field, html, Html, notice, select } from '../html.js';
 import { flag, intParam } from '../params.js';
 import type { PageAnswer, PageRequest } from './context.js';
@@ -57,6 +58,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
       const v = (name: string, dflt: number): number => intParam(params, name, dflt);
       rest.bandwidth.set(normaliseLimits({ readSession: v('BSESSR', cur.readSession), writeSession: v('BSESSW', cur.writeSession),
         readGlobal: v('BGLOBR', cur.readGlobal), writeGlobal: v('BGLOBW', cur.writeGlobal), delay: v('DTRA', cur.delay) }));
+      notifyBandwidthOrder(rest.bandwidth.get(), session.user);
       // Memory only, as the original: the retry delay is read per retry; the scheduler period at its next start.
       config.limits.delayCommand = Math.max(1, v('DCOM', config.limits.delayCommand));
       config.limits.delayRetry = Math.max(0, v('DRET', config.limits.delayRetry));
@@ -73,6 +75,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
     case 'ExportConfig': {
       const items = new Set<ConfigItem>(['hosts', 'rules', 'business', 'aliases', 'roles']);
       const files = await exportConfigV1({ store, hostId: config.hostId, cryptoKey: config.identity.cryptoKey }, config.directories.arch, items);
+      notifyOrder('export', session.user);
       const links = Object.entries(files).filter(([, f]) => typeof f === 'string').map(([item, f]) => html`<li>${item}: <a href="/arch/${encodeURIComponent(basename(f))}" download>${basename(f)}</a></li>`);
       results.push(links.length > 0 ? html`${notice(`${t('exportConfig')}: ${t('done_')}`, true)}<ul>${links}</ul>` : notice(t('nothingToExport'), false));
       break;
@@ -80,6 +83,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
     case 'Block': {
       const block = flag(params, 'blocking');
       rest.blockRequests(block);
+      notifyBlockOrder(block, session.user);
       ctx.blocked.value = block;
       results.push(notice(t(block ? 'blocked' : 'unblocked'), true));
       break;
