@@ -22,6 +22,7 @@ import type { Limits } from '../model/limits.js';
 import { DatabaseLease } from '../monitor/leader.js';
 import type { Store } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
+import { transition } from '../transfer/state.js';
 import { ConfigurationSync } from './config-sync.js';
 
 /** Key of the claiming member's number in a row's TRANSFERINFO map (our own key). */
@@ -117,7 +118,7 @@ export class ClusterMember {
   private async resubmitInterrupted(): Promise<void> {
     const store = this.opts.store();
     const rows = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.INTERRUPTED] });
-    for (const r of rows) await store.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT });
+    for (const r of rows) await store.runner.updateState(r, transition(r, { kind: 'handBack' }));
     if (rows.length > 0) this.opts.logger.info({ reset: rows.length }, 'cluster: interrupted transfers reset for resubmission at start');
   }
 
@@ -128,7 +129,7 @@ export class ClusterMember {
     for (const r of rows) {
       if (memberOf(r.transferInfo) !== this.member) continue;
       if (r.updatedInfo === UpdatedInfo.INTERRUPTED && r.infoStatus !== ErrorCode.Shutdown && r.stepStatus !== ErrorCode.Shutdown) continue;
-      await store.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date() });
+      await store.runner.updateState(r, transition(r, { kind: 'handBack', at: new Date() }));
     }
   }
 
@@ -148,7 +149,7 @@ export class ClusterMember {
           continue;
         }
         const transferInfo = updateInfoMap(record.transferInfo, { [MEMBER_KEY]: this.member });
-        await tx.runner.updateState(record, { updatedInfo: UpdatedInfo.RUNNING, transferInfo });
+        await tx.runner.updateState(record, { ...transition(record, { kind: 'dueStart' }), transferInfo });
         // The engine's own first write says RUNNING again; its in-memory row stays as listed.
         claimed.push({ ...record, transferInfo });
       }
@@ -198,7 +199,7 @@ export class ClusterMember {
         const current = await tx.runner.get(r);
         // Still RUNNING for the same dead member (not ended or re-claimed meanwhile).
         if (current?.updatedInfo !== UpdatedInfo.RUNNING || memberOf(current.transferInfo) !== memberOf(r.transferInfo)) continue;
-        await tx.runner.updateState(r, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date() });
+        await tx.runner.updateState(r, transition(current, { kind: 'handBack', at: new Date() }));
         moved++;
       }
     });

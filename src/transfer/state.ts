@@ -48,6 +48,10 @@ export type TransferMove =
   | { kind: 'givenUp'; code?: ErrorCodeInfo }
   /** The scheduler found a due row where this host is only the requested side. */
   | { kind: 'notRequester' }
+  /** The scheduler takes a due row this host requests (a cluster member's claim, before the attempt). */
+  | { kind: 'dueStart' }
+  /** A row left RUNNING or INTERRUPTED goes back to the scheduler (server start, a cluster member's hand-back or take-over). */
+  | { kind: 'handBack'; at?: Date }
   /** Stop or cancel of a row that is not running on this host. */
   | { kind: 'stopRecord' }
   | { kind: 'cancelRecord' }
@@ -111,6 +115,19 @@ export function restartPoint(s: Pick<TransferState, 'globalLastStep' | 'rank'>, 
   if (opts.offeredRank !== undefined) rank = Math.min(rank, opts.offeredRank);
   return { step, rank: Math.max(0, rank) };
 }
+
+/**
+ * A set-based move the store applies in one statement to every row of an owner whose UPDATEDINFO
+ * is in `from` (database.md §6.1 "Server start": 5 or 2 -> 3). Its values live here; the store's
+ * `resetInterrupted` writes them (test/transfer/state.test.ts checks that it writes these).
+ */
+export interface BulkMove {
+  readonly from: readonly UpdatedInfo[];
+  readonly set: { readonly updatedInfo: UpdatedInfo };
+}
+
+/** Server start: rows left RUNNING (a crash) or INTERRUPTED (a shutdown) are resubmitted. */
+export const SERVER_START: BulkMove = { from: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED], set: { updatedInfo: UpdatedInfo.TOSUBMIT } };
 
 interface MoveRule<K extends MoveKind> {
   /** In words, for the documentation and the refusal tables of the tests. */
@@ -212,6 +229,17 @@ export const MOVES: MoveTable = {
     from: 'UPDATEDINFO TOSUBMIT',
     legal: (s) => s.updatedInfo === UpdatedInfo.TOSUBMIT,
     apply: () => ({ updatedInfo: UpdatedInfo.INTERRUPTED }),
+  },
+  dueStart: {
+    from: 'UPDATEDINFO TOSUBMIT',
+    legal: (s) => s.updatedInfo === UpdatedInfo.TOSUBMIT && notFinished(s),
+    apply: () => ({ updatedInfo: UpdatedInfo.RUNNING, infoStatus: ErrorCode.Running }),
+  },
+  handBack: {
+    // The row by row form of SERVER_START (the steps and the rank stay: the next attempt resumes).
+    from: 'UPDATEDINFO RUNNING or INTERRUPTED',
+    legal: (s) => SERVER_START.from.includes(s.updatedInfo),
+    apply: (_s, m) => ({ ...SERVER_START.set, ...(m.at ? { start: m.at } : {}) }),
   },
   stopRecord: {
     from: 'any state but finished',

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferError } from '../../src/model/transfer-error.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { IllegalTransitionError, MOVES, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
+import { openStore } from '../../src/store/index.js';
+import { IllegalTransitionError, MOVES, SERVER_START, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
+import { testDialects } from '../helpers/databases.js';
+import { RECORD_OWNER, transferRecord } from '../helpers/transfer-record.js';
 
 // The transfer's state machine (database.md §6.1): every legal move and the columns it writes, a
 // table of illegal ones refused, and the restart point computed in one function.
@@ -38,6 +41,9 @@ const legal: Array<[string, TransferState, TransferMove, Record<string, unknown>
   ['retry later', state(NOTASK, NOTASK, TOSUBMIT), { kind: 'retryLater', at }, { updatedInfo: TOSUBMIT, start: at }],
   ['given up', state(NOTASK, NOTASK, TOSUBMIT), { kind: 'givenUp' }, { updatedInfo: INERROR, globalStep: ERRORTASK }],
   ['due row of the requested side', state(NOTASK, NOTASK, TOSUBMIT), { kind: 'notRequester' }, { updatedInfo: INTERRUPTED }],
+  ['due row taken by the scheduler', state(ERRORTASK, TRANSFERTASK, TOSUBMIT), { kind: 'dueStart' }, { updatedInfo: RUNNING, infoStatus: ErrorCode.Running }],
+  ['row left running handed back', state(TRANSFERTASK, TRANSFERTASK, RUNNING, { rank: 7 }), { kind: 'handBack', at }, { updatedInfo: TOSUBMIT, start: at }],
+  ['interrupted row handed back', state(ERRORTASK, TRANSFERTASK, INTERRUPTED), { kind: 'handBack' }, { updatedInfo: TOSUBMIT }],
   ['stop of a stored row', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'stopRecord' }, { globalStep: ERRORTASK, stepStatus: ErrorCode.StoppedTransfer, infoStatus: ErrorCode.StoppedTransfer, updatedInfo: INERROR }],
   ['cancel of a stored row', state(TRANSFERTASK, TRANSFERTASK, TOSUBMIT, { rank: 9 }), { kind: 'cancelRecord' }, { infoStatus: ErrorCode.CanceledTransfer, rank: 0, updatedInfo: INERROR }],
   ['restart at the data phase', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'restart', at }, { globalStep: TRANSFERTASK, globalLastStep: TRANSFERTASK, stepStatus: ErrorCode.PreProcessingOk, infoStatus: ErrorCode.PreProcessingOk, updatedInfo: TOSUBMIT, start: at }],
@@ -81,6 +87,9 @@ const illegal: Array<[string, TransferState, TransferMove, string]> = [
   ['restart of a row marked done', state(ERRORTASK, TRANSFERTASK, DONE), { kind: 'restart', at }, 'QueryAlreadyFinished'],
   ['Q mark on a row not finished', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'alreadyFinished' }, 'IncorrectCommand'],
   ['requested-side mark of a running row', state(TRANSFERTASK, TRANSFERTASK, RUNNING), { kind: 'notRequester' }, 'IncorrectCommand'],
+  ['due start of a running row', state(TRANSFERTASK, TRANSFERTASK, RUNNING), { kind: 'dueStart' }, 'IncorrectCommand'],
+  ['due start of a finished row', state(ALLDONETASK, ALLDONETASK, TOSUBMIT), { kind: 'dueStart' }, 'IncorrectCommand'],
+  ['hand-back of a row in error', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'handBack' }, 'IncorrectCommand'],
   ['retry of a finished row', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'retryLater', at }, 'QueryAlreadyFinished'],
 ];
 
@@ -112,5 +121,29 @@ describe('restart point (one function)', () => {
     ['never started', { globalLastStep: NOTASK, rank: 0 }, { isSender: true, gapRestart: 4 }, { step: NOTASK, rank: 0 }],
   ] as const)('%s', (_name, s, opts, expected) => {
     expect(restartPoint(s, opts)).toEqual(expected);
+  });
+});
+
+describe('server start (the bulk move SERVER_START)', () => {
+  // The store applies SERVER_START in one statement (runner.resetInterrupted): it must write
+  // exactly the state machine's values, and the row by row form (handBack) the same.
+  it('the store resets the rows SERVER_START names, to its UPDATEDINFO, and nothing else', async () => {
+    const db = (await testDialects()[0]!.create())!;
+    const store = await openStore(db.settings, { hostId: RECORD_OWNER });
+    try {
+      await store.initSchema({ hostId: RECORD_OWNER });
+      const all = [UpdatedInfo.UNKNOWN, INTERRUPTED, TOSUBMIT, INERROR, RUNNING, DONE];
+      for (const [i, u] of all.entries()) await store.runner.insert(transferRecord(BigInt(700 + i), { updatedInfo: u, globalStep: TRANSFERTASK, globalLastStep: TRANSFERTASK }));
+      expect(await store.runner.resetInterrupted(RECORD_OWNER)).toBe(SERVER_START.from.length);
+      for (const [i, u] of all.entries()) {
+        const row = await store.runner.get({ specialId: BigInt(700 + i), requester: RECORD_OWNER, requested: 'partnerA', ownerReq: RECORD_OWNER });
+        const expected = SERVER_START.from.includes(u) ? SERVER_START.set.updatedInfo : u;
+        expect(row?.updatedInfo).toBe(expected);
+        if (SERVER_START.from.includes(u)) expect(transition(state(TRANSFERTASK, TRANSFERTASK, u), { kind: 'handBack' }).updatedInfo).toBe(expected);
+      }
+    } finally {
+      await store.close();
+      await db.drop();
+    }
   });
 });
