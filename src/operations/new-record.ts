@@ -7,6 +7,16 @@ import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { updateInfoMap } from '../tasks/transfer-info.js';
 import { initialState } from '../transfer/state.js';
+import { GuidGenerator } from '../store/guid.js';
+
+// Follow ids are their own time-based 64-bit ids (the Java 3.6.2 client prints a follow id
+// distinct from, and drawn just before, the transfer id: captures/cli-output-java-3.6.2.md).
+const followIds = new GuidGenerator();
+
+/** A new follow id (not a transfer id: nothing else is keyed by it). */
+export function newFollowId(): bigint {
+  return followIds.next();
+}
 
 export interface NewRecordInput {
   specialId: bigint;
@@ -26,8 +36,10 @@ export interface NewRecordInput {
   size: number;
   /** `-info` text; default `noinfo`. */
   fileInfo?: string;
-  /** Do not append the follow id (`-nofollow`). */
+  /** Do not append a follow id (`-nofollow`). */
   noFollow?: boolean;
+  /** The follow id to append (tests); default a new one ({@link newFollowId}). */
+  followId?: bigint;
   /** Extra transfer information (REST v2 `transferInfo`): free text and/or a JSON map, merged. */
   transferInfo?: string;
   updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT | UpdatedInfo.RUNNING;
@@ -52,16 +64,17 @@ export function modeOf(rule: Rule, md5: boolean | undefined, through: boolean | 
 }
 
 /**
- * The new row. The follow id is the transfer id, appended to FILEINFO as `{"follow":<id>}` and put
- * in the TRANSFERINFO map, unless `noFollow` or the information already has one (database.md §4.4).
+ * The new row. A new follow id (its own 64-bit id, not the transfer id) is appended to FILEINFO as
+ * `{"follow":<id>}`, unless `noFollow` or the information already has one; TRANSFERINFO gets only
+ * `ORIGINALSIZE`, as the original writes it (captures/cli-output-java-3.6.2.md). Readers of the
+ * follow id look in both columns (rows written before carry it in TRANSFERINFO too).
  */
 export function newTransferRecord(i: NewRecordInput): TransferRecord {
   const mode = modeOf(i.rule, i.md5, i.through);
   let fileInfo = i.fileInfo ?? 'noinfo';
-  const map: Record<string, bigint | number> = { ORIGINALSIZE: i.size };
   if (i.noFollow !== true && !hasFollow(fileInfo)) {
-    fileInfo = fileInfo === '' ? `{"follow":${i.specialId}}` : `${fileInfo} {"follow":${i.specialId}}`;
-    map.follow = i.specialId;
+    const follow = i.followId ?? newFollowId();
+    fileInfo = fileInfo === '' ? `{"follow":${follow}}` : `${fileInfo} {"follow":${follow}}`;
   }
   return {
     specialId: i.specialId, requester: i.requester, requested: i.partner, ownerReq: i.ownerId,
@@ -70,7 +83,7 @@ export function newTransferRecord(i: NewRecordInput): TransferRecord {
     retrieveMode: isSendMode(mode), isMoved: false,
     start: i.start, stop: i.now,
     idRule: i.rule.idRule, filename: i.file, originalName: i.file, fileInfo,
-    transferInfo: updateInfoMap(i.transferInfo ?? '', map),
+    transferInfo: updateInfoMap(i.transferInfo ?? '', { ORIGINALSIZE: i.size }),
   };
 }
 

@@ -176,13 +176,18 @@ describe.each(testDialects())('REST v1 actions on $name', (dbc) => {
     const key = { specialId: BigInt(idText), requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' };
     const stored = (await h.store.runner.get(key))!;
     expect(stored).toMatchObject({ updatedInfo: 3, mode: 3, retrieveMode: true });
-    // The one order service appends the follow id as the CLI does (issue 20: same order, same row).
-    expect(stored.fileInfo).toBe(`nightly batch {"follow":${idText}}`);
+    // The one order service appends a follow id as the CLI does (issue 20: same order, same row):
+    // its own id, in FILEINFO only, as the Java client writes it.
+    const follow = /^nightly batch \{"follow":(-?\d+)\}$/.exec(stored.fileInfo)?.[1];
+    expect(follow).toBeDefined();
+    expect(follow).not.toBe(idText);
+    expect(stored.transferInfo).not.toContain('follow');
     expect(stored.start.getTime()).toBeGreaterThan(Date.now() + 50_000);
     expect((await call('POST', '/control', { body: JSON.stringify({ ...create, rulename: 'nope' }) })).json()).toMatchObject({ code: 406 });
     const info = { '@class': cls('InformationJsonPacket'), idRequest: true, id: idText, rulename: 'hostb', to: false };
     const byInfo = await call('GET', '/info', { body: JSON.stringify(info) });
     expect(byInfo.text).toContain(`"SPECIALID":${idText}`);
+    expect(byInfo.text).toContain(`"follow":"${follow}"`); // v1 reads the follow id from FILEINFO
     expect(byInfo.json()).toMatchObject({ command: 'GetTransferInformation', answer: { '@model': 'Information', results: [{ '@model': 'DbTaskRunner', REQUESTED: 'hostb' }] } });
     expect((await call('GET', '/info', { body: JSON.stringify({ ...info, id: '5' }) })).json()).toMatchObject({ code: 400 });
     expect((await call('GET', '/control', { body: JSON.stringify({ ...info, id: '5' }) })).json()).toMatchObject({ code: 406 });

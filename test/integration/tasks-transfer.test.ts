@@ -44,7 +44,7 @@ describe('TRANSFER: a chained transfer to a third host', () => {
     expect(chained.idRule).toBe('fwd');
     expect(chained.fileInfo).toMatch(/^relayed by hostb/);
     // The follow id of the first transfer travels to the chained one.
-    expect(readInfoMap(chained.fileInfo).follow?.toString()).toBe(readInfoMap(out.record.transferInfo).follow?.toString());
+    expect(readInfoMap(chained.fileInfo).follow?.toString()).toBe(readInfoMap(out.record.fileInfo).follow?.toString());
     expect(await readFile(path.join(c.dirs.in, 'f.txt'), 'utf8')).toBe('travels twice');
     const onC = await finalRow(c, { specialId: chained.specialId, requester: 'hostb', requested: 'hostc' });
     expect(onC.globalStep).toBe(TaskStep.ALLDONETASK);

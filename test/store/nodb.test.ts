@@ -77,7 +77,9 @@ describe('no-database store', () => {
     await store.runner.insert(transfer(id + 1n, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(2000, 0, 1) }));
     expect((await store.runner.listDue('client1', new Date(), 5)).map((r) => r.specialId)).toEqual([id + 1n]);
     expect((await store.runner.list({ status: { done: true } })).map((r) => r.specialId)).toEqual([id]);
-    expect(await store.runner.count({ followId: 123456n })).toBe(0); // follow id lives in FILEINFO here, not TRANSFERINFO
+    // The follow id is searched in FILEINFO (where the Java client writes it) as in TRANSFERINFO.
+    expect(await store.runner.count({ followId: 123456n })).toBe(2);
+    expect(await store.runner.count({ followId: 12345n })).toBe(0);
     writeFileSync(join(arch, 'unrelated.xml'), '<x/>');
     expect(await store.runner.deleteWhere({ ownerReq: 'client1' })).toBe(2);
     expect(readdirSync(arch)).toEqual(['unrelated.xml']);

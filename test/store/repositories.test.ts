@@ -146,7 +146,7 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     await store.runner.insert(transfer(10n, { start: at(0), stop: at(1), updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, idRule: 'r1' }));
     await store.runner.insert(transfer(11n, { start: at(5), stop: at(6), updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, requested: 'partnerB', idRule: 'r2', transferInfo: '{"ORIGINALSIZE":-1,"follow":123}' }));
     await store.runner.insert(transfer(12n, { start: at(10), stop: at(10), updatedInfo: UpdatedInfo.TOSUBMIT, transferInfo: 'text {"follow":1234}' }));
-    await store.runner.insert(transfer(13n, { start: at(20), stop: at(20), updatedInfo: UpdatedInfo.RUNNING }));
+    await store.runner.insert(transfer(13n, { start: at(20), stop: at(20), updatedInfo: UpdatedInfo.RUNNING, fileInfo: 'noinfo {"follow":-77}' }));
     await store.runner.insert(transfer(14n, { ownerReq: 'svc2', start: at(0), updatedInfo: UpdatedInfo.TOSUBMIT }));
     await store.runner.insert(transfer(15n, { start: at(2), stop: at(3), updatedInfo: UpdatedInfo.INTERRUPTED, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.QueryStillRunning }));
     const ids = (list: TransferRecord[]) => list.map((t) => t.specialId);
@@ -161,6 +161,8 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     expect(ids(await store.runner.list({ idRule: 'r1' }))).toEqual([10n]);
     expect(ids(await store.runner.list({ followId: 123n }))).toEqual([11n]);
     expect(ids(await store.runner.list({ followId: 1234n }))).toEqual([12n]);
+    expect(ids(await store.runner.list({ followId: -77n }))).toEqual([13n]); // FILEINFO, where the Java client writes it
+    expect(ids(await store.runner.list({ followId: -7n }))).toEqual([]);
     expect(ids(await store.runner.list({ ownerReq: OWNER, status: { error: true } }))).toEqual([11n, 15n]);
     expect(ids(await store.runner.list({ ownerReq: OWNER, status: { done: true, pending: true } }))).toEqual([10n, 12n]);
     expect(ids(await store.runner.list({ updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.DONE] }))).toEqual([10n, 13n]);

@@ -21,8 +21,9 @@ export function matchesTransfer(r: TransferRecord, f: TransferFilter): boolean {
   if (f.globalStep !== undefined && !f.globalStep.includes(r.globalStep)) return false;
   if (f.notRunning && r.updatedInfo === UpdatedInfo.RUNNING) return false;
   if (f.followId !== undefined) {
+    // FILEINFO for new rows (the original's place), TRANSFERINFO for rows written before.
     const id = f.followId.toString();
-    if (!r.transferInfo.includes(`"follow":${id},`) && !r.transferInfo.includes(`"follow":${id}}`)) return false;
+    if (![r.fileInfo, r.transferInfo].some((v) => v.includes(`"follow":${id},`) || v.includes(`"follow":${id}}`))) return false;
   }
   const s = f.status;
   if (s && (s.pending || s.transfer || s.error || s.done)) {

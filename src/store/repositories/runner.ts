@@ -180,10 +180,11 @@ export class SqlRunnerRepository implements RunnerRepository {
     if (f.globalStep !== undefined) parts.push(f.globalStep.length ? eb('globalstep', 'in', f.globalStep) : eb.lit(false));
     if (f.notRunning) parts.push(eb('updatedinfo', '<>', UpdatedInfo.RUNNING));
     if (f.followId !== undefined) {
-      // The original searches TRANSFERINFO LIKE '%"follow":<id>%'; the closing character keeps
-      // id 12 from matching 123.
+      // The original searches TRANSFERINFO LIKE '%"follow":<id>%' but its client writes the follow
+      // id in FILEINFO only: both columns (rows written before carry it in TRANSFERINFO). The
+      // closing character keeps id 12 from matching 123.
       const id = f.followId.toString();
-      parts.push(eb.or([eb('transferinfo', 'like', `%"follow":${id},%`), eb('transferinfo', 'like', `%"follow":${id}}%`)]));
+      parts.push(eb.or((['fileinfo', 'transferinfo'] as const).flatMap((c) => [eb(c, 'like', `%"follow":${id},%`), eb(c, 'like', `%"follow":${id}}%`)])));
     }
     const s = f.status;
     if (s && (s.pending || s.transfer || s.error || s.done)) {

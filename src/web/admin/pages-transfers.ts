@@ -138,9 +138,8 @@ export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
       if (info !== '') order.fileInfo = info;
       if (follow !== undefined) {
         if (!/^-?\d{1,19}$/.test(follow)) results.push(notice(`followid: '${follow}' is not a number`, false));
-        // The given follow id in both places the service looks (it then adds none of its own).
+        // The given follow id in FILEINFO, where the client writes one (the service then adds none).
         order.fileInfo = `${info === '' ? 'noinfo' : info} {"follow":${follow}}`;
-        order.transferInfo = `{"follow":${follow}}`;
       }
       if (results.length === 0) {
         try {

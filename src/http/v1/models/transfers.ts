@@ -22,7 +22,8 @@ const noBackslash = (s: string): string => s.replace(/\\/g, '');
 /** One transfer as v1 writes it (also the result of /info and /control transfer information). */
 export function transferItem(r: TransferRecord): JsonObject {
   const map = readInfoMap(r.transferInfo);
-  const follow = map.follow;
+  // The follow id is in FILEINFO (the original's place), in TRANSFERINFO on rows written before.
+  const follow = map.follow ?? readInfoMap(r.fileInfo).follow;
   const item: JsonObject = {
     '@model': 'DbTaskRunner', SPECIALID: r.specialId, RETRIEVEMODE: r.retrieveMode, IDRULE: r.idRule, MODETRANS: BigInt(r.mode),
     FILENAME: r.filename, ORIGINALNAME: r.originalName, FILEINFO: noBackslash(r.fileInfo), ISMOVED: r.isMoved, BLOCKSZ: BigInt(r.blockSize),
