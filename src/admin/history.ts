@@ -6,10 +6,10 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../config/xml-write.js';
-import { ErrorCode } from '../model/error-code.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { runnersDocument, type Store, type TransferFilter } from '../store/index.js';
 import { formatIsoLocal } from '../model/iso-date.js';
+import { isLegal, transition } from '../transfer/state.js';
 
 /** Where an export goes and who "self" is. */
 export interface HistoryContext {
@@ -145,9 +145,8 @@ export async function exportHistoryV2(ctx: HistoryContext, req: LogExportV2Reque
     for (const r of records) if (await ctx.store.runner.delete(r)) purged++;
   } else if (req.clean) {
     for (const r of records) {
-      if (r.globalStep === TaskStep.ALLDONETASK && r.infoStatus === ErrorCode.CompleteOk && r.updatedInfo !== UpdatedInfo.DONE) {
-        await ctx.store.runner.updateState(r, { updatedInfo: UpdatedInfo.DONE, stop: r.stop });
-      }
+      // The state machine's `clean` move (the same rows as before: complete, OK, not yet DONE).
+      if (isLegal(r, 'clean')) await ctx.store.runner.updateState(r, { ...transition(r, { kind: 'clean' }), stop: r.stop });
     }
   }
   return { file, exported: records.length, purged };

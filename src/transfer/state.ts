@@ -58,7 +58,9 @@ export type TransferMove =
   /** Back to the restart point for the scheduler at `at` (restart, resubmit). */
   | { kind: 'restart'; at: Date }
   /** A restart asked for a finished transfer: only INFOSTATUS says so (`Q`). */
-  | { kind: 'alreadyFinished' };
+  | { kind: 'alreadyFinished' }
+  /** History export's clean (REST v2 `/v2/server/logs?clean=true`): a row complete and OK is marked DONE. */
+  | { kind: 'clean' };
 
 export type MoveKind = TransferMove['kind'];
 
@@ -270,6 +272,11 @@ export const MOVES: MoveTable = {
     from: 'finished (GLOBALSTEP ALLDONETASK or UPDATEDINFO DONE)',
     legal: isFinished,
     apply: () => ({ infoStatus: ErrorCode.QueryAlreadyFinished }),
+  },
+  clean: {
+    from: 'GLOBALSTEP ALLDONETASK with INFOSTATUS CompleteOk, UPDATEDINFO not DONE',
+    legal: (s) => s.globalStep === TaskStep.ALLDONETASK && s.infoStatus === ErrorCode.CompleteOk && s.updatedInfo !== UpdatedInfo.DONE,
+    apply: () => ({ updatedInfo: UpdatedInfo.DONE }),
   },
 };
 

@@ -44,6 +44,7 @@ const legal: Array<[string, TransferState, TransferMove, Record<string, unknown>
   ['due row taken by the scheduler', state(ERRORTASK, TRANSFERTASK, TOSUBMIT), { kind: 'dueStart' }, { updatedInfo: RUNNING, infoStatus: ErrorCode.Running }],
   ['row left running handed back', state(TRANSFERTASK, TRANSFERTASK, RUNNING, { rank: 7 }), { kind: 'handBack', at }, { updatedInfo: TOSUBMIT, start: at }],
   ['interrupted row handed back', state(ERRORTASK, TRANSFERTASK, INTERRUPTED), { kind: 'handBack' }, { updatedInfo: TOSUBMIT }],
+  ['history export clean of a complete row', state(ALLDONETASK, ALLDONETASK, INERROR, { infoStatus: ErrorCode.CompleteOk }), { kind: 'clean' }, { updatedInfo: DONE }],
   ['stop of a stored row', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'stopRecord' }, { globalStep: ERRORTASK, stepStatus: ErrorCode.StoppedTransfer, infoStatus: ErrorCode.StoppedTransfer, updatedInfo: INERROR }],
   ['cancel of a stored row', state(TRANSFERTASK, TRANSFERTASK, TOSUBMIT, { rank: 9 }), { kind: 'cancelRecord' }, { infoStatus: ErrorCode.CanceledTransfer, rank: 0, updatedInfo: INERROR }],
   ['restart at the data phase', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'restart', at }, { globalStep: TRANSFERTASK, globalLastStep: TRANSFERTASK, stepStatus: ErrorCode.PreProcessingOk, infoStatus: ErrorCode.PreProcessingOk, updatedInfo: TOSUBMIT, start: at }],
@@ -90,6 +91,9 @@ const illegal: Array<[string, TransferState, TransferMove, string]> = [
   ['due start of a running row', state(TRANSFERTASK, TRANSFERTASK, RUNNING), { kind: 'dueStart' }, 'IncorrectCommand'],
   ['due start of a finished row', state(ALLDONETASK, ALLDONETASK, TOSUBMIT), { kind: 'dueStart' }, 'IncorrectCommand'],
   ['hand-back of a row in error', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'handBack' }, 'IncorrectCommand'],
+  ['clean of a complete row with a warning', state(ALLDONETASK, ALLDONETASK, INERROR, { infoStatus: ErrorCode.Warning }), { kind: 'clean' }, 'IncorrectCommand'],
+  ['clean of a row already DONE', state(ALLDONETASK, ALLDONETASK, DONE, { infoStatus: ErrorCode.CompleteOk }), { kind: 'clean' }, 'IncorrectCommand'],
+  ['clean of a row in error', state(ERRORTASK, TRANSFERTASK, INERROR, { infoStatus: ErrorCode.CompleteOk }), { kind: 'clean' }, 'IncorrectCommand'],
   ['retry of a finished row', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'retryLater', at }, 'QueryAlreadyFinished'],
 ];
 
