@@ -1,40 +1,31 @@
 // Delete of a transfer row (REST v2 DELETE, rest-v2.md §10.6) through the one order service: a
 // started row is removed; a row in its initial state or unknown is refused (v2: 404); a transfer
 // running on this host is refused (QueryStillRunning, v2: 409) and its row stays.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferError } from '../../src/model/transfer-error.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferOrders, type LiveTransfers } from '../../src/operations/index.js';
-import { openStore, type Store } from '../../src/store/index.js';
-import { testDialects, type TestDatabase } from '../helpers/databases.js';
+import type { Store } from '../../src/store/index.js';
+import { openRecordStore, type RecordStore } from '../helpers/record-store.js';
 import { RECORD_OWNER, transferRecord } from '../helpers/transfer-record.js';
 
 describe('TransferOrders.remove', () => {
-  const sqlite = testDialects()[0]!;
-  let db: TestDatabase | undefined;
+  let rs: RecordStore;
   let store: Store;
-  let dir: string;
   const options = () => {
+    const dir = rs.dir;
     const directories = { home: dir, in: join(dir, 'in'), out: join(dir, 'out'), work: join(dir, 'work'), arch: join(dir, 'arch'), conf: join(dir, 'conf') };
     return { store, hostId: RECORD_OWNER, directories: directories as never, blockSize: 65536 };
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-remove-'));
-    db = await sqlite.create();
-    store = await openStore(db!.settings, { hostId: RECORD_OWNER });
-    await store.initSchema({ hostId: RECORD_OWNER });
+    rs = await openRecordStore('svc-remove-');
+    store = rs.store;
   });
 
-  afterAll(async () => {
-    await store?.close();
-    await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rs?.close());
 
   const ref = (specialId: bigint) => ({ specialId, requester: RECORD_OWNER, requested: 'partnerA' });
   const stored = (specialId: bigint) => store.runner.get({ ...ref(specialId), ownerReq: RECORD_OWNER });

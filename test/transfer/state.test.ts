@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferError } from '../../src/model/transfer-error.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { openStore } from '../../src/store/index.js';
 import { IllegalTransitionError, MOVES, SERVER_START, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
-import { testDialects } from '../helpers/databases.js';
+import { openRecordStore } from '../helpers/record-store.js';
 import { RECORD_OWNER, transferRecord } from '../helpers/transfer-record.js';
 
 // The transfer's state machine (database.md §6.1): every legal move and the columns it writes, a
@@ -132,10 +131,8 @@ describe('server start (the bulk move SERVER_START)', () => {
   // The store applies SERVER_START in one statement (runner.resetInterrupted): it must write
   // exactly the state machine's values, and the row by row form (handBack) the same.
   it('the store resets the rows SERVER_START names, to its UPDATEDINFO, and nothing else', async () => {
-    const db = (await testDialects()[0]!.create())!;
-    const store = await openStore(db.settings, { hostId: RECORD_OWNER });
+    const { store, close } = await openRecordStore('svc-state-');
     try {
-      await store.initSchema({ hostId: RECORD_OWNER });
       const all = [UpdatedInfo.UNKNOWN, INTERRUPTED, TOSUBMIT, INERROR, RUNNING, DONE];
       for (const [i, u] of all.entries()) await store.runner.insert(transferRecord(BigInt(700 + i), { updatedInfo: u, globalStep: TRANSFERTASK, globalLastStep: TRANSFERTASK }));
       expect(await store.runner.resetInterrupted(RECORD_OWNER)).toBe(SERVER_START.from.length);
@@ -146,8 +143,7 @@ describe('server start (the bulk move SERVER_START)', () => {
         if (SERVER_START.from.includes(u)) expect(transition(state(TRANSFERTASK, TRANSFERTASK, u), { kind: 'handBack' }).updatedInfo).toBe(expected);
       }
     } finally {
-      await store.close();
-      await db.drop();
+      await close();
     }
   });
 });
