@@ -122,7 +122,8 @@ describe('plug-in task types wherever rules are loaded', () => {
     expect(v1Read.text).toContain('S3PUT');
     expect(v1Read.text).toContain('STAMP');
 
-    const rulesFile = join(box.dir, 'import.rules.xml');
+    // The import reads only inside the host's directories (issue 21 item 4): its conf directory here.
+    const rulesFile = join(b.serverHome, 'conf', 'import.rules.xml');
     writeFileSync(rulesFile, `<rules><rule><idrule>imported</idrule><hostids/><mode>1</mode><rposttasks><tasks>${task('STAMP', 'i')}${task('S3PUT', '-bucket b')}</tasks></rposttasks></rule></rules>\n`);
     const imported = await v2('PUT', `/v2/server/config?rulesFile=${encodeURIComponent(rulesFile)}`);
     expect(imported.status, imported.text).toBe(200);
