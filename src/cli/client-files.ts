@@ -98,9 +98,3 @@ export async function expandRemote(pool: ConnectionPool, partnerId: string, rule
 export function hasFollow(info: string): boolean {
   return /"follow"\s*:/.test(info);
 }
-
-/** `-info` text with ` {"follow":<id>}` appended, unless -nofollow or already present. */
-export function withFollow(info: string, followId: bigint, noFollow: boolean): string {
-  if (noFollow || hasFollow(info)) return info;
-  return `${info} {"follow":${followId}}`;
-}
