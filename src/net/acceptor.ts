@@ -4,6 +4,7 @@
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { notifySnmp } from '../monitor/snmp/hub.js';
+import { notifyUnexpected } from '../monitor/snmp/warnings.js';
 import { authentRefusalPacket, errorPacket, NOCHANNEL, PacketType, type AuthentPacket, type Packet } from '../protocol/index.js';
 import { buildAuthent, checkAuthent } from './authentication.js';
 import { normaliseIp } from './blacklist.js';
@@ -123,7 +124,10 @@ async function dispatch(ctx: NetContext, channel: LocalChannel, partner: Authent
     if (!(err instanceof RemoteError)) {
       const code = err instanceof R66Error ? err.code : ErrorCode.Internal;
       const message = err instanceof Error ? err.message : String(err);
-      if (!(err instanceof R66Error)) logger.error({ err: message }, 'command failed');
+      if (!(err instanceof R66Error)) {
+        logger.error({ err: message }, 'command failed');
+        notifyUnexpected(err);
+      }
       const wasClosed = channel.isClosed;
       if (endChannel(channel, message, code) && wasClosed) logger.warn({ err: message, code: code.char }, 'command ended on a closed channel; the partner was sent an Error');
     }

@@ -13,6 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ErrorCode, parseErrorCode } from '../model/error-code.js';
 import { notifySnmp } from '../monitor/snmp/hub.js';
+import { notifyUnknownChannel } from '../monitor/snmp/warnings.js';
 import {
   decodeFramePacket,
   DEFAULT_MAX_FRAME_LENGTH,
@@ -396,6 +397,7 @@ export class Connection extends EventEmitter {
   private onUnknownChannel(frame: NetworkFrame): void {
     if (frame.code === PacketType.ENDREQUEST || frame.code === PacketType.CONNECTERROR) return;
     this.sendPacket(frame.srcId, frame.dstId, { kind: 'connectionError', message: UNKNOWN_LOCAL_CHANNEL_MESSAGE, middle: String(frame.dstId) }).catch(() => undefined);
+    notifyUnknownChannel(frame.code);
   }
 
   /**

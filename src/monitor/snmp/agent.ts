@@ -17,6 +17,7 @@ import type { TransferOutcome, TransferProgress } from '../../transfer/types.js'
 import { countTransfers, PRIVATE_OBJECTS, SYSTEM_OBJECTS, type MibObject, type MibValues, type SystemNames, type TransferCounts, type ValueKind } from './mib.js';
 import { setSnmpNotifier } from './hub.js';
 import { SnmpNotifier, TrapLevel } from './notifier.js';
+import { MemoryWatch, memoryWarnRatio } from './warnings.js';
 
 export interface SnmpServiceDeps {
   hostId: string;
@@ -74,6 +75,7 @@ export class SnmpService {
   private countedAt = 0;
   private counting: Promise<void> | undefined;
   private engine: TransferEngine | undefined;
+  private memoryWatch: MemoryWatch | undefined;
   private readonly names: SystemNames;
   private readonly listeners = {
     end: (o: TransferOutcome) => this.onEnd(o),
@@ -120,6 +122,9 @@ export class SnmpService {
     this.lastChange = Date.now();
     this.attach();
     await this.notifier.startStop(true);
+    // Memory running out: the original's OOME warning (warnings.ts), checked every 5 s.
+    this.memoryWatch = new MemoryWatch({ ratio: memoryWarnRatio(), onLow: (detail) => logger.warn({ detail }, 'memory nearly exhausted') });
+    this.memoryWatch.start();
   }
 
   describe(): string[] {
@@ -127,6 +132,8 @@ export class SnmpService {
   }
 
   async stop(): Promise<void> {
+    this.memoryWatch?.stop();
+    this.memoryWatch = undefined;
     this.detach();
     const notifier = this.notifier;
     this.notifier = undefined;
