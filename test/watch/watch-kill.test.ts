@@ -1,23 +1,27 @@
 // The FileWatcher between real processes: hostb a running server, the watcher a real
-// `svc-r66client spool` in direct mode. Files are dropped while the watcher is killed twice with
-// SIGKILL; every file must arrive exactly once, byte-identical, and the dead watcher's lock is
-// taken over at each restart.
+// `svc-r66client spool` in direct mode. 500 files are dropped while the watcher is killed twice
+// with SIGKILL and the receiving server (hostb) once, in the middle of the transfers, each
+// restarted; every file must arrive exactly once, byte-identical, every transfer must end DONE on
+// both sides with one row per file, and the dead watcher's lock is taken over at each restart.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, sqliteRows, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { killNodes, SEND_RULE, startNode, writeNodePair, type Node } from '../transfer/servers.js';
 import { received, startWatcher, writeClientSide, type WatchSetup } from './watch-helpers.js';
 
-const FILES = 200;
+const FILES = 500;
 
 function content(i: number): Buffer {
   return Buffer.from(`file ${i} `.repeat(50 + (i % 37) * 20));
 }
 
-describe('FileWatcher: exactly once across kill -9 (real processes)', () => {
+const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
+
+describe('FileWatcher: exactly once across kill -9 of the watcher and of the partner (real processes)', () => {
   let box: Sandbox;
   let a: Node;
   let b: Node;
@@ -37,27 +41,43 @@ describe('FileWatcher: exactly once across kill -9 (real processes)', () => {
     box.cleanup();
   });
 
-  it(`${FILES} files dropped, the watcher killed twice: each arrives once, identical`, async () => {
-    const args = ['-direct', '-limitParallel', '4'];
+  it(`${FILES} files dropped, the watcher killed twice and hostb once: each arrives once, identical`, async () => {
+    const args = ['-direct', '-limitParallel', '8'];
     watcher = await startWatcher(w, args);
     const logs: string[] = [];
     let dropped = 0;
     const drop = (n: number): void => {
       for (const end = Math.min(FILES, dropped + n); dropped < end; dropped++) writeFileSync(join(w.spool, `f${String(dropped).padStart(4, '0')}.dat`), content(dropped));
     };
-    drop(80);
-    for (const threshold of [20, 90]) {
-      await waitFor(() => received(b).length >= threshold, { what: `${threshold} files received`, timeoutMs: 60_000 });
-      watcher.child.kill('SIGKILL');
-      await watcher.exited;
-      logs.push(watcher.stderr());
-      drop(60);
-      watcher = await startWatcher(w, args);
-    }
+    const arrived = async (n: number): Promise<void> => {
+      await waitFor(() => received(b).length >= n, { what: `${n} files received`, timeoutMs: 60_000, intervalMs: 5 });
+    };
+    const killWatcher = async (): Promise<void> => {
+      watcher!.child.kill('SIGKILL');
+      await watcher!.exited;
+      logs.push(watcher!.stderr());
+    };
+    drop(150);
+    // kill -9 of the watcher in the middle of its transfers, files dropped while it is down.
+    await arrived(40);
+    await killWatcher();
+    drop(100);
+    watcher = await startWatcher(w, args);
+    // kill -9 of the receiving server in the middle of the transfers: the watcher's transfers
+    // fail and are retried with the same ids once hostb is back, which resumes or finishes them.
+    await arrived(170);
+    b.proc!.child.kill('SIGKILL');
+    await b.proc!.exited;
+    drop(100);
+    await waitFor(() => /"msg":"transfer failed, retried later"/.test(watcher!.stderr()), { what: 'a transfer failed while hostb is down', timeoutMs: 30_000 });
+    await startNode(b);
+    // And the watcher again, with hostb's restarted transfers in flight.
+    await arrived(300);
+    await killWatcher();
     drop(FILES);
-    await waitFor(() => received(b).length >= FILES, { what: `${FILES} files received`, timeoutMs: 90_000 });
-    // Until the watcher says every file is sent: a duplicate would have come by then. (hostb's rows
-    // of the transfers it was ending when killed may stay interrupted after their file arrived.)
+    watcher = await startWatcher(w, args);
+    await arrived(FILES);
+    // Until the watcher says every file is sent: a duplicate would have come by then.
     const usedInState = (): number => {
       try {
         return Object.values(JSON.parse(readFileSync(w.statusFile, 'utf8')) as Record<string, { used: boolean; status: string }>).filter((s) => s.used && s.status === 'DONE').length;
@@ -73,11 +93,23 @@ describe('FileWatcher: exactly once across kill -9 (real processes)', () => {
       // The receiver may prefix the name with the transfer id: exactly one file per dropped file.
       const found = names.filter((f) => f === name || f.endsWith(`_${name}`));
       expect(found, name).toHaveLength(1);
-      const got = createHash('md5').update(readFileSync(join(b.home, 'in', found[0]!))).digest('hex');
-      expect(got, name).toBe(createHash('md5').update(content(i)).digest('hex'));
+      expect(md5(readFileSync(join(b.home, 'in', found[0]!))), name).toBe(md5(content(i)));
     }
-    const rows = await sqliteRows<{ n: number }>(b.db, 'SELECT COUNT(*) AS n FROM runner');
-    expect(rows[0]!.n).toBe(FILES);
+    // One transfer per file on each side, every one DONE, the same ids on both.
+    type Row = { specialid: bigint | number; updatedinfo: bigint | number; filename: string };
+    const rowsOf = (n: Node): Promise<Row[]> => sqliteRows<Row>(n.db, 'SELECT specialid, updatedinfo, filename FROM runner ORDER BY specialid');
+    const rb = await waitFor(async () => {
+      const rows = await rowsOf(b);
+      return rows.length === FILES && rows.every((r) => Number(r.updatedinfo) === UpdatedInfo.DONE) ? rows : undefined;
+    }, { what: `${FILES} DONE rows on hostb`, timeoutMs: 30_000 }).catch(async (err: Error) => {
+      const rows = await rowsOf(b);
+      throw new Error(`${err.message}: ${rows.length} rows, not DONE: ${JSON.stringify(rows.filter((r) => Number(r.updatedinfo) !== UpdatedInfo.DONE).map(String))}`);
+    });
+    const ra = await rowsOf(a);
+    expect(ra).toHaveLength(FILES);
+    expect(ra.filter((r) => Number(r.updatedinfo) !== UpdatedInfo.DONE)).toEqual([]);
+    expect(ra.map((r) => String(r.specialid))).toEqual(rb.map((r) => String(r.specialid)));
+    expect(new Set(ra.map((r) => r.filename.replace(/^.*\//, ''))).size).toBe(FILES);
     // Both restarts found the dead watcher's lock and took it over.
     logs.push(watcher.stderr());
     expect(logs.slice(1).join('').match(/stale lock/g)?.length ?? 0).toBe(2);
