@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferError } from '../../src/model/transfer-error.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
-import { IllegalTransitionError, MOVES, SERVER_START, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
+import { FINISHED_DONE, IllegalTransitionError, MOVES, SERVER_START, bulkMoveSql, inBulkMove, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileRunnerRepository } from '../../src/store/nodb/file-runner.js';
+import type { RunnerRepository } from '../../src/store/index.js';
 import { openRecordStore } from '../helpers/record-store.js';
 import { RECORD_OWNER, transferRecord } from '../helpers/transfer-record.js';
 
@@ -144,6 +149,65 @@ describe('server start (the bulk move SERVER_START)', () => {
       }
     } finally {
       await close();
+    }
+  });
+});
+
+describe('bulk moves: the store writes the values state.ts names (SQL and no-database stores)', () => {
+  // Rows over UPDATEDINFO x GLOBALLASTSTEP x STEPSTATUS, lower-case codes included (above 'O' as
+  // code units, below it in a case-insensitive collation).
+  const rows = (): Array<ReturnType<typeof transferRecord>> => {
+    const out: Array<ReturnType<typeof transferRecord>> = [];
+    let id = 900n;
+    for (const u of [UpdatedInfo.UNKNOWN, UpdatedInfo.NOTUPDATED, INTERRUPTED, TOSUBMIT, INERROR, RUNNING, DONE]) {
+      for (const last of [TRANSFERTASK, ALLDONETASK]) {
+        for (const status of [ErrorCode.CompleteOk, ErrorCode.Unknown, ErrorCode.Warning, ErrorCode.FileNotFound, ErrorCode.InitOk]) {
+          out.push(transferRecord(id++, { updatedInfo: u, globalStep: last, globalLastStep: last, stepStatus: status }));
+        }
+      }
+    }
+    return out;
+  };
+
+  async function check(runner: RunnerRepository): Promise<void> {
+    const all = rows();
+    for (const r of all) await runner.insert(r);
+    for (const [move, apply] of [[SERVER_START, () => runner.resetInterrupted(RECORD_OWNER)], [FINISHED_DONE, () => runner.markFinishedAsDone(RECORD_OWNER)]] as const) {
+      const before = await Promise.all(all.map((r) => runner.get(r)));
+      const moved = before.filter((r) => r !== undefined && inBulkMove(move, r));
+      expect(moved.length).toBeGreaterThan(0);
+      expect(await apply()).toBe(moved.length);
+      for (const [i, r] of before.entries()) {
+        const after = await runner.get(all[i]!);
+        expect(after?.updatedInfo).toBe(inBulkMove(move, r!) ? move.set.updatedInfo : r!.updatedInfo);
+        expect({ ...after, updatedInfo: 0 }).toEqual({ ...r, updatedInfo: 0 });
+      }
+    }
+  }
+
+  it('SERVER_START and FINISHED_DONE as SQL values: one SET, WHERE on the state columns', () => {
+    expect(bulkMoveSql(SERVER_START)).toEqual({ set: { updatedinfo: TOSUBMIT }, where: [{ column: 'updatedinfo', op: 'in', value: [RUNNING, INTERRUPTED] }] });
+    const done = bulkMoveSql(FINISHED_DONE);
+    expect(done.set).toEqual({ updatedinfo: DONE });
+    expect(done.where.find((c) => c.column === 'stepstatus')?.value).toContain('f');
+    expect(done.where.find((c) => c.column === 'stepstatus')?.value).not.toContain('O');
+  });
+
+  it('SQL store (one UPDATE each)', async () => {
+    const { store, close } = await openRecordStore('svc-bulk-');
+    try {
+      await check(store.runner);
+    } finally {
+      await close();
+    }
+  });
+
+  it('no-database store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-nodb-'));
+    try {
+      await check(new FileRunnerRepository(dir));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

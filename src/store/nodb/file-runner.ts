@@ -7,6 +7,7 @@ import { StoreError } from '../errors.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
 import { runnersDocument, runnersFromXml } from '../runner-xml.js';
 import { matchesTransfer, orderTransfers } from './transfer-filter.js';
+import { FINISHED_DONE, inBulkMove, SERVER_START, type BulkMove } from '../../transfer/state.js';
 
 const SUFFIX = '_singlerunner.xml';
 
@@ -136,15 +137,17 @@ export class FileRunnerRepository implements RunnerRepository {
   }
 
   async resetInterrupted(ownerReq: string): Promise<number> {
-    const rows = await this.list({ ownerReq, updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED] });
-    for (const r of rows) await this.write({ ...r, updatedInfo: UpdatedInfo.TOSUBMIT });
-    return rows.length;
+    return this.bulkMove(ownerReq, SERVER_START);
   }
 
   async markFinishedAsDone(ownerReq: string): Promise<number> {
-    const rows = (await this.list({ ownerReq })).filter((r) => r.globalLastStep === 4
-      && r.updatedInfo !== UpdatedInfo.DONE && r.updatedInfo !== UpdatedInfo.UNKNOWN && r.stepStatus.char > 'O');
-    for (const r of rows) await this.write({ ...r, updatedInfo: UpdatedInfo.DONE });
+    return this.bulkMove(ownerReq, FINISHED_DONE);
+  }
+
+  /** A bulk move of the state machine (src/transfer/state.ts), row by row. */
+  private async bulkMove(ownerReq: string, move: BulkMove): Promise<number> {
+    const rows = (await this.list({ ownerReq })).filter((r) => inBulkMove(move, r));
+    for (const r of rows) await this.write({ ...r, updatedInfo: move.set.updatedInfo });
     return rows.length;
   }
 }

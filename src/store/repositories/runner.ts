@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
-import { ERROR_CODES, parseErrorCode } from '../../model/error-code.js';
+import { parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
 import type { Database, RunnerTable } from '../db-types.js';
@@ -7,11 +7,10 @@ import type { RunnerRepository, TransferFilter, TransferListOptions, TransferSta
 import { isDuplicateKey, StoreError } from '../errors.js';
 import { affectedRows, executeShape } from '../query-shapes.js';
 import { affected, upsertRow, type RepoContext } from './context.js';
+import { bulkMoveSql, FINISHED_DONE, SERVER_START, type BulkMove } from '../../transfer/state.js';
 
 const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const;
 const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
-/** Step status codes greater than 'O' compared as plain strings (code units), for the "clean". */
-const CODES_ABOVE_O = ERROR_CODES.map((c) => c.char).filter((c) => c > 'O');
 /**
  * Rows per INSERT of {@link SqlRunnerRepository.insertMany}: 22 parameters each, well under the
  * smallest limit of the three dialects (SQLite's 32766 parameters per statement).
@@ -149,17 +148,23 @@ export class SqlRunnerRepository implements RunnerRepository {
   }
 
   async resetInterrupted(ownerReq: string): Promise<number> {
-    return affected(await this.ctx.db.updateTable('runner').set({ updatedinfo: UpdatedInfo.TOSUBMIT })
-      .where('ownerreq', '=', ownerReq).where('updatedinfo', 'in', [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED]).execute());
+    return this.bulkMove(ownerReq, SERVER_START);
   }
 
   async markFinishedAsDone(ownerReq: string): Promise<number> {
-    // STEPSTATUS > 'O' is the original's literal string comparison (database.md §6), kept as is but
-    // written as the list of codes above 'O': a case-insensitive or linguistic collation (MariaDB's,
-    // PostgreSQL's outside "C") would otherwise put the lower-case codes ('d', 'f', ...) below 'O'.
-    return affected(await this.ctx.db.updateTable('runner').set({ updatedinfo: UpdatedInfo.DONE })
-      .where('ownerreq', '=', ownerReq).where('globallaststep', '=', 4)
-      .where('updatedinfo', 'not in', [UpdatedInfo.DONE, UpdatedInfo.UNKNOWN]).where('stepstatus', 'in', CODES_ABOVE_O).execute());
+    return this.bulkMove(ownerReq, FINISHED_DONE);
+  }
+
+  /**
+   * A bulk move of the state machine (src/transfer/state.ts gives its columns and values) as one
+   * UPDATE over the owner's rows. STEPSTATUS is compared with the list of codes the move names,
+   * never with a collation-dependent `> 'O'`.
+   */
+  private async bulkMove(ownerReq: string, move: BulkMove): Promise<number> {
+    const { set, where } = bulkMoveSql(move);
+    let q = this.ctx.db.updateTable('runner').set(set).where('ownerreq', '=', ownerReq);
+    for (const c of where) q = q.where(c.column, c.op, c.value as never);
+    return affected(await q.execute());
   }
 
   private condition(eb: ExpressionBuilder<Database, 'runner'>, f: TransferFilter): Expression<SqlBool> {
