@@ -93,6 +93,20 @@ export const INDEXES: readonly IndexSpec[] = [
   { name: 'FOLLOWID_IDX', table: 'RUNNER', columns: ['TRANSFERINFO', 'OWNERREQ'] },
 ];
 
+/**
+ * Indexes of svc-r66 only, named `SVC_*` so the original's tools (which create, drop and check only
+ * the names above) leave them alone. They let the web UI's transfer lists filtered by rule or by
+ * partner walk the rows in start order instead of scanning the table (docs/web-ui.md, "Large
+ * transfer tables"). Their columns never change after the insert (a restart may move STARTTRANS),
+ * so a transfer's state updates do not touch them. Created by initdb and by every schema upgrade
+ * at start, including on a database already at the current version.
+ */
+export const SVC_INDEXES: readonly IndexSpec[] = [
+  { name: 'SVC_IDX_RULE', table: 'RUNNER', columns: ['IDRULE', 'OWNERREQ', 'STARTTRANS'] },
+  { name: 'SVC_IDX_REQUESTER', table: 'RUNNER', columns: ['REQUESTER', 'OWNERREQ', 'STARTTRANS'] },
+  { name: 'SVC_IDX_REQUESTED', table: 'RUNNER', columns: ['REQUESTED', 'OWNERREQ', 'STARTTRANS'] },
+];
+
 // TEXT instead of VARCHAR(8096) on MariaDB/MySQL: with today's utf8mb4 default, four VARCHAR(8096)
 // columns exceed the 65535-byte row limit and CREATE TABLE fails (the original only worked with
 // latin1 schemas). TEXT holds 65535 bytes, i.e. at least the 8096-character limit.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Connection } from './connect.js';
 import type { Database } from './db-types.js';
-import { columnDefinition, createIndexSql, createTableSql, INDEXES, sqlType, TABLES, type TableSpec } from './ddl.js';
+import { columnDefinition, createIndexSql, createTableSql, INDEXES, sqlType, SVC_INDEXES, TABLES, type TableSpec } from './ddl.js';
 import { describeCause, StoreError } from './errors.js';
 import { listColumns, listIndexes, listTables } from './introspect.js';
 import type { DialectName } from './jdbc-url.js';
@@ -86,10 +86,19 @@ async function recordVersion(db: Kysely<Database>, hostId: string, onStatement?:
   }
 }
 
-/** Creates the missing indexes of database.md §3. */
+/** Creates the missing indexes of database.md §3 and the svc-only ones (ddl.ts SVC_INDEXES). */
 async function createIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
   const existing = MYSQL_LIKE(dialect) ? await listIndexes(db as Kysely<unknown>, dialect) : new Set<string>();
-  for (const index of INDEXES) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
+  for (const index of [...INDEXES, ...SVC_INDEXES]) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
+}
+
+/**
+ * The svc-only indexes missing from a schema already at the current version (a database made by the
+ * original's tools or by an older svc-r66): created at start, each in its own statement.
+ */
+async function createMissingSvcIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
+  const existing = await listIndexes(db as Kysely<unknown>, dialect);
+  for (const index of SVC_INDEXES) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
 }
 
 /**
@@ -151,8 +160,17 @@ function secretOf(conn: Connection): string | undefined {
 export async function upgradeSchema(conn: Connection, hostId: string, onStatement?: (s: string) => void): Promise<UpgradeResult> {
   const { dialect } = conn.settings;
   const from = await readSchemaVersion(conn.db, dialect, hostId);
-  if (compareVersions(from, CURRENT_SCHEMA_VERSION) >= 0) return { from, to: from, initialised: true };
   const tables = await listTables(conn.db as Kysely<unknown>, dialect);
+  if (compareVersions(from, CURRENT_SCHEMA_VERSION) >= 0) {
+    if (tables.has('runner')) {
+      try {
+        await createMissingSvcIndexes(conn.db, dialect, executor(conn.db, onStatement));
+      } catch (err) {
+        throw new StoreError(`database ${conn.settings.displayUrl}: creating the svc-r66 indexes failed: ${describeCause(err, secretOf(conn))}`, { cause: err });
+      }
+    }
+    return { from, to: from, initialised: true };
+  }
   if (!tables.has('runner') || !tables.has('hosts')) return { from, to: from, initialised: false };
   try {
     await atomically(conn, async (db) => {

@@ -73,13 +73,15 @@ describe.each(testDialects())('schema management on $name', (dialect) => {
     for (const d of dbs) await d.drop();
   });
 
-  it('initdb creates exactly the original objects', async (ctx) => {
+  it('initdb creates exactly the original objects, plus the svc-only SVC_* indexes', async (ctx) => {
     const f = await fresh();
     if (dialect.skip(ctx) || !f || unreachable) return;
     await f.store.initSchema({ hostId: OWNER });
     const seq = f.db.dialect === 'sqlite' ? 'sequences' : 'runseq';
     expect(await tableNames(f.db)).toEqual(['configuration', 'hostconfig', 'hosts', 'multiplemonitor', 'rules', 'runner', seq].sort());
-    expect(await indexNames(f.db)).toEqual(['followid_idx', 'idx_config', 'idx_host', 'idx_hostconf', 'idx_mon_filter', 'idx_push_filter', 'idx_rule', 'idx_run_filter']);
+    const indexes = await indexNames(f.db);
+    expect(indexes.filter((n) => !n.startsWith('svc_'))).toEqual(['followid_idx', 'idx_config', 'idx_host', 'idx_hostconf', 'idx_mon_filter', 'idx_push_filter', 'idx_rule', 'idx_run_filter']);
+    expect(indexes.filter((n) => n.startsWith('svc_'))).toEqual(['svc_idx_requested', 'svc_idx_requester', 'svc_idx_rule']);
     if (f.db.dialect === 'mariadb') {
       // Created with the original's upper-case names (case-sensitive on Linux).
       const names = await f.db.query<{ n: string }>('SELECT table_name AS n FROM information_schema.tables WHERE table_schema = database() ORDER BY 1');
@@ -133,6 +135,25 @@ describe.each(testDialects())('schema management on $name', (dialect) => {
     // Long file names now fit (columns retyped; SQLite never limited them).
     await f.store.runner.update({ ...old!, filename: `/out/${'x'.repeat(3000)}` });
     expect((await f.store.runner.get(old!))?.filename.length).toBe(3005);
+  });
+
+  it('the upgrade at start adds the svc-only indexes to a database already at the current version, once', async (ctx) => {
+    const f = await fresh();
+    if (dialect.skip(ctx) || !f || unreachable) return;
+    await f.store.initSchema({ hostId: OWNER });
+    // As the original's tools leave it: their indexes only.
+    for (const name of ['SVC_IDX_RULE', 'SVC_IDX_REQUESTER', 'SVC_IDX_REQUESTED']) {
+      await f.db.query(f.db.dialect === 'mariadb' || f.db.dialect === 'mysql' ? `DROP INDEX ${name} ON RUNNER` : `DROP INDEX ${name}`);
+    }
+    expect((await indexNames(f.db)).filter((n) => n.startsWith('svc_'))).toEqual([]);
+    const statements: string[] = [];
+    expect(await f.store.upgradeSchema(OWNER, (s) => statements.push(s))).toEqual({ from: '3.1.0', to: '3.1.0', initialised: true });
+    expect(statements).toHaveLength(3);
+    expect(statements.every((s) => s.startsWith('CREATE INDEX'))).toBe(true);
+    expect((await indexNames(f.db)).filter((n) => n.startsWith('svc_'))).toEqual(['svc_idx_requested', 'svc_idx_requester', 'svc_idx_rule']);
+    const again: string[] = [];
+    await f.store.upgradeSchema(OWNER, (s) => again.push(s));
+    expect(again).toEqual([]);
   });
 
   it('upgrade of an empty database reports it is not initialised', async (ctx) => {
