@@ -34,6 +34,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
     securities: [
       { name: 'opsUser', authProtocol: 'SHA', authPassphrase: 'authSecret123', privProtocol: 'PAES128', privPassphrase: 'privSecret123' },
       { name: 'old3des', authProtocol: 'MD5', authPassphrase: 'authSecret123', privProtocol: 'P3DES', privPassphrase: 'privSecret123' },
+      { name: 'viewer', authProtocol: 'SHA', authPassphrase: 'viewSecret123' },
     ],
     warnings: [], ...over,
   });
@@ -117,6 +118,25 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
     expect(ok.stdout).toContain('STRING: "hosta"');
     await expect(v3('snmpget', 'wrongSecret999', `${ROOT}.1.2.0`)).rejects.toThrow();
     expect(snmpUser({ name: 'old3des', authProtocol: 'MD5', authPassphrase: 'a', privProtocol: 'P3DES', privPassphrase: 'p' })).toMatch(/P3DES is not supported/);
+  });
+
+  it('SNMPv3 views (§B.3): a user without privacy sees the system group only, a user with privacy the whole tree and only with authPriv', async () => {
+    const viewer = (cmd: string, ...args: string[]) =>
+      run(cmd, ['-v3', '-u', 'viewer', '-l', 'authNoPriv', '-a', 'SHA', '-A', 'viewSecret123', '-On', '-m', '', '-t', '1', '-r', '0', target(), ...args]);
+    const get = await viewer('snmpget', '1.3.6.1.2.1.1.1.0', `${ROOT}.1.2.0`);
+    expect(get.stdout).toContain('.1.3.6.1.2.1.1.1.0 = STRING: "svc R66 SNMP"');
+    expect(get.stdout).toContain(`.${ROOT}.1.2.0 = No Such Object available on this agent at this OID`);
+    const walk = (await viewer('snmpwalk', '1.3.6.1')).stdout.trim().split('\n').filter((l) => !l.includes('No more variables'));
+    expect(walk.length).toBeGreaterThan(0);
+    expect(walk.every((l) => l.startsWith('.1.3.6.1.2.1.1.')), walk.join('\n')).toBe(true);
+    const bulk = (await viewer('snmpbulkwalk', ROOT)).stdout;
+    expect(bulk).not.toContain(`.${ROOT}.1.`);
+    // The privacy user walks the private MIB too (the same count as v2c's public)...
+    const full = (await v3('snmpwalk', 'privSecret123', '1.3.6.1')).stdout.trim().split('\n').filter((l) => !l.includes('No more variables'));
+    expect(full.filter((l) => l.startsWith(`.${ROOT}.`))).toHaveLength(6 + 26 + 13 + 24);
+    expect(full.length).toBe(walk.length + 6 + 26 + 13 + 24);
+    // ...but not without privacy.
+    await expect(run('snmpget', ['-v3', '-u', 'opsUser', '-l', 'authNoPriv', '-a', 'SHA', '-A', 'authSecret123', '-On', '-m', '', '-t', '1', '-r', '0', target(), '1.3.6.1.2.1.1.1.0'])).rejects.toThrow();
   });
 
   it('informs to an SNMPv3 target (user v3notify) and linkDown "Shutdown Service" at stop', async () => {

@@ -6,7 +6,7 @@
  * `currentSnmpNotifier()` (hub.ts).
  */
 import type { Socket as UdpSocket } from 'node:dgram';
-import snmp, { type Agent, type MibRequest, type User } from 'net-snmp';
+import snmp, { type Agent, type Mib, type MibRequest, type RequestMessage, type User } from 'net-snmp';
 import type { Logger } from 'pino';
 import type { SnmpConfig, SnmpSecurity } from '../../config/index.js';
 import { PRODUCT_VERSION } from '../../model/product.js';
@@ -55,6 +55,47 @@ export function snmpUser(s: SnmpSecurity): User | string {
   if (auth === undefined) return { name: s.name, level: snmp.SecurityLevel.noAuthNoPriv };
   const base = { name: s.name, authProtocol: auth, authKey: s.authPassphrase! };
   return wantsPriv ? { ...base, level: snmp.SecurityLevel.authPriv, privProtocol: PRIV[s.privProtocol!]!, privKey: s.privPassphrase! } : { ...base, level: snmp.SecurityLevel.authNoPriv };
+}
+
+/**
+ * The view of SNMPv3 users without privacy (monitoring.md §B.3, the original's snmpconfig.xml
+ * security levels): the subtree `1.3.6.1.2` (here the system group), not the private MIB. Users
+ * with privacy, and the v1/v2c community `public`, see the whole tree.
+ */
+export const RESTRICTED_VIEW = '1.3.6.1.2';
+
+const inView = (oid: string, view: string): boolean => oid === view || oid.startsWith(`${view}.`);
+
+/** A MIB with no object: what a v3 request from a user of no view (the empty user name) sees. */
+const EMPTY: Mib = snmp.createMib();
+
+const REQUEST_METHODS = ['getRequest', 'getNextRequest', 'getBulkRequest', 'setRequest'] as const;
+type RequestMethod = (socket: unknown, message: RequestMessage, rinfo: unknown) => void;
+
+/**
+ * View-based access (VACM's views) on net-snmp, whose own access control has levels per user but no
+ * views: each request is answered from the MIB of the requester's view, swapped in (the agent's
+ * `setMib`) for the synchronous part of the request where net-snmp looks objects up (GET: lookup,
+ * GETNEXT/GETBULK: the walk), and the full MIB put back at once. An object outside the view is
+ * then `noSuchObject` to GET and invisible to GETNEXT/GETBULK (end of the view), as VACM answers.
+ * `viewOf` returns the MIB of a request, undefined for the full one.
+ */
+function applyViews(agent: Agent, viewOf: (m: RequestMessage) => Mib | undefined): void {
+  const methods = agent as unknown as Record<(typeof REQUEST_METHODS)[number], RequestMethod>;
+  for (const name of REQUEST_METHODS) {
+    const original = methods[name].bind(agent);
+    methods[name] = (socket, message, rinfo) => {
+      const view = viewOf(message);
+      if (view === undefined) return original(socket, message, rinfo);
+      const full = agent.getMib();
+      agent.setMib(view);
+      try {
+        original(socket, message, rinfo);
+      } finally {
+        agent.setMib(full);
+      }
+    };
+  }
 }
 
 /** `udp:<ip>/<port>` -> a net-snmp socket; TCP is not served (warning). */
@@ -109,12 +150,23 @@ export class SnmpService {
     if (failure) throw failure;
     const authorizer = agent.getAuthorizer();
     authorizer.addCommunity('public');
+    const views = new Map<string, 'full' | 'restricted'>();
     for (const s of this.config.securities) {
       const user = snmpUser(s);
       if (typeof user === 'string') logger.warn({ file: this.config.file, user: s.name }, `SNMPv3 user skipped: ${user}`);
-      else authorizer.addUser(user);
+      else {
+        authorizer.addUser(user);
+        views.set(user.name, user.level === snmp.SecurityLevel.authPriv ? 'full' : 'restricted');
+      }
     }
-    this.register(agent);
+    this.register(agent.getMib(), [...SYSTEM_OBJECTS, ...PRIVATE_OBJECTS]);
+    const restricted = snmp.createMib();
+    this.register(restricted, [...SYSTEM_OBJECTS, ...PRIVATE_OBJECTS].filter((o) => inView(o.oid, RESTRICTED_VIEW)));
+    applyViews(agent, (m) => {
+      if (m.version !== snmp.Version3) return undefined;
+      const view = views.get(m.user?.name ?? '');
+      return view === 'full' ? undefined : view === 'restricted' ? restricted : EMPTY;
+    });
     this.agent = agent;
     this.notifier = new SnmpNotifier(this.config, this.names, this.startedAt, logger);
     setSnmpNotifier(this.notifier);
@@ -201,10 +253,9 @@ export class SnmpService {
     }))).then(() => undefined);
   }
 
-  private register(agent: Agent): void {
-    const mib = agent.getMib();
+  private register(mib: Mib, objects: MibObject[]): void {
     const initial = this.values();
-    for (const o of [...SYSTEM_OBJECTS, ...PRIVATE_OBJECTS]) {
+    for (const o of objects) {
       mib.registerProvider({
         name: o.name, type: snmp.MibProviderType.Scalar, oid: o.oid, scalarType: TYPES[o.kind], maxAccess: snmp.MaxAccess['read-only'],
         handler: (req: MibRequest) => void this.answer(o, req),

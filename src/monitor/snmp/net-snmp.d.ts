@@ -18,7 +18,9 @@ declare module 'net-snmp' {
     setScalarValue(name: string, value: unknown): void;
   }
   export interface Authorizer { addCommunity(c: string): void; addUser(u: User): void }
-  export interface Agent { getMib(): Mib; getAuthorizer(): Authorizer; close(callback?: () => void): void }
+  export interface Agent { getMib(): Mib; setMib(mib: Mib): void; getAuthorizer(): Authorizer; close(callback?: () => void): void }
+  /** What the agent's request methods receive (`getRequest`, `getNextRequest`, `getBulkRequest`, `setRequest`). */
+  export interface RequestMessage { version: number; community?: string; user?: { name: string; level: number } }
   export interface AgentOptions {
     port?: number; address?: string | null; transport?: string; disableAuthorization?: boolean; engineID?: string;
     sockets?: Array<{ transport: string; address?: string; port: number }>;
@@ -31,6 +33,7 @@ declare module 'net-snmp' {
     Version1: number; Version2c: number; Version3: number;
     MibProviderType: Record<'Scalar', number>;
     MaxAccess: Record<'read-only', number>;
+    createMib(): Mib;
     createAgent(options: AgentOptions, callback: (error: Error | null, data?: unknown) => void, mib?: Mib): Agent;
     createSession(target: string, community: string, options?: SessionOptions): Session;
     createV3Session(target: string, user: User, options?: SessionOptions): Session;
