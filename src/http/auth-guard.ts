@@ -30,6 +30,8 @@ export class AuthGuard {
     private readonly settings: Pick<SecurityConfig, 'restMaxAuthFailures' | 'restLockoutMs' | 'restClockSkewMs' | 'warnIntervalMs'>,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** Who is guarded, for the log lines: 'REST', or 'web administration' (the admin area's logins). */
+    private readonly area: string = 'REST',
   ) {
     this.lockedLog = new RateLimitedLog(log, settings.warnIntervalMs, now);
   }
@@ -40,16 +42,16 @@ export class AuthGuard {
     const key = ip === undefined ? undefined : normaliseIp(ip);
     const locked = (map: Map<string, Failures>, k: string | undefined): boolean => k !== undefined && (map.get(k)?.lockedUntil ?? 0) > t;
     if (!locked(this.byIp, key) && !locked(this.byUser, user)) return false;
-    this.lockedLog.warn(`locked:${key ?? ''}:${user ?? ''}`, { user, ip: key }, 'REST request refused: address or user locked out after failed authentications');
+    this.lockedLog.warn(`locked:${key ?? ''}:${user ?? ''}`, { user, ip: key }, `${this.area} request refused: address or user locked out after failed authentications`);
     return true;
   }
 
   /** A failed authentication: logged, counted for the address and the user. */
   failed(ip: string | undefined, user: string | undefined, reason: string): void {
     const key = ip === undefined ? undefined : normaliseIp(ip);
-    this.log.warn({ user, ip: key, reason }, 'REST authentication failed');
-    if (key !== undefined && this.count(this.byIp, key)) this.log.warn({ ip: key, lockoutMs: this.settings.restLockoutMs }, 'REST address locked out after repeated failed authentications');
-    if (user !== undefined && user !== '' && this.count(this.byUser, user)) this.log.warn({ user, lockoutMs: this.settings.restLockoutMs }, 'REST user locked out after repeated failed authentications');
+    this.log.warn({ user, ip: key, reason }, `${this.area} authentication failed`);
+    if (key !== undefined && this.count(this.byIp, key)) this.log.warn({ ip: key, lockoutMs: this.settings.restLockoutMs }, `${this.area} address locked out after repeated failed authentications`);
+    if (user !== undefined && user !== '' && this.count(this.byUser, user)) this.log.warn({ user, lockoutMs: this.settings.restLockoutMs }, `${this.area} user locked out after repeated failed authentications`);
   }
 
   /** A successful authentication clears the counts of its address and user. */
