@@ -1,36 +1,52 @@
 /**
- * CONFIGURATION rows set to UPDATEDINFO 3 reach every member (database.md §9.2): each member
- * re-applies the row (bandwidth limits) once, counts itself in COUNTCONFIG of the host's
- * MULTIPLEMONITOR row under its row lock, and the last of `members` resets the row to 1
- * (NOTUPDATED) and the counter to 0, as the original resets it only when every member saw it.
+ * Configuration rows set to UPDATEDINFO 3 reach every member (database.md §9.2): each member
+ * re-applies the row once, counts itself in COUNTCONFIG of a MULTIPLEMONITOR row under its row
+ * lock, and the last of `members` resets the row to 1 (NOTUPDATED) and the counter to 0, as the
+ * original resets it only when every member saw it.
+ * - CONFIGURATION (bandwidth limits): counted in the host's own MULTIPLEMONITOR row, as the original;
+ * - HOSTCONFIG (business, roles, aliases): counted in the svc row `hostconfig:<host id>`, so a change
+ *   of both at once does not mix their counts (the original has one counter for both).
  * HOSTS and RULES need nothing here: every member reads them from the database at each use.
  */
 import type { Logger } from 'pino';
+import { parseRoleSet, type AliasEntry, type RoleEntry } from '../config/index.js';
+import { parseAliases, parseBusiness, parseRoles } from '../http/hostconfig-xml.js';
+import type { HostConfig } from '../model/host-config.js';
 import type { Limits } from '../model/limits.js';
 import { UpdatedInfo } from '../model/transfer.js';
-import type { Store } from '../store/index.js';
+import type { Repositories, Store } from '../store/index.js';
 
-export interface ConfigurationSyncOptions {
+export interface ChangeSyncOptions<T> {
   hostId: string;
   /** `multiplemonitors`: how many members must see a change before it is marked seen. */
   members: number;
   store: () => Store;
-  /** Applies a changed CONFIGURATION row in this process (the engine's bandwidth shaper). */
-  apply: (limits: Limits) => void;
+  /** Applies a changed row in this process. */
+  apply: (row: T) => void;
   logger: Logger;
 }
 
-export class ConfigurationSync {
+interface RowAccess<T> {
+  /** Table name, for the log. */
+  table: string;
+  /** Key of the MULTIPLEMONITOR row whose COUNTCONFIG counts the members that applied the change. */
+  counterKey: string;
+  read(repos: Repositories): Promise<T | undefined>;
+  markSeen(repos: Repositories): Promise<unknown>;
+}
+
+/** One row of the host, re-applied by every member when set to UPDATEDINFO 3. */
+class ChangeSync<T extends { updatedInfo: number }> {
   /** The row last applied while it still said 3 (not applied twice while others catch up). */
   private applied: string | undefined;
 
-  constructor(private readonly opts: ConfigurationSyncOptions) {}
+  constructor(private readonly opts: ChangeSyncOptions<T>, private readonly row: RowAccess<T>) {}
 
-  /** One look at the CONFIGURATION row; true when this member applied a change. */
+  /** One look at the row; true when this member applied a change. */
   async check(): Promise<boolean> {
-    const { hostId, members } = this.opts;
+    const { members } = this.opts;
     const store = this.opts.store();
-    const row = await store.limits.get(hostId);
+    const row = await this.row.read(store);
     if (row === undefined || row.updatedInfo !== UpdatedInfo.TOSUBMIT) {
       this.applied = undefined;
       return false;
@@ -39,14 +55,54 @@ export class ConfigurationSync {
     if (this.applied === text) return false;
     this.opts.apply(row);
     this.applied = text;
+    const key = this.row.counterKey;
     const seen = await store.transaction(async (tx) => {
-      const mm = (await tx.multipleMonitors.getForUpdate(hostId)) ?? { hostId, countConfig: 0, countHost: 0, countRule: 0 };
+      const mm = (await tx.multipleMonitors.getForUpdate(key)) ?? { hostId: key, countConfig: 0, countHost: 0, countRule: 0 };
       const n = Math.max(mm.countConfig, 0) + 1;
-      if (n >= members) await tx.limits.setUpdatedInfo(hostId, UpdatedInfo.NOTUPDATED);
+      if (n >= members) await this.row.markSeen(tx);
       await tx.multipleMonitors.upsert({ ...mm, countConfig: n >= members ? 0 : n });
       return n;
     });
-    this.opts.logger.info({ seen, of: members }, 'cluster: changed CONFIGURATION applied');
+    this.opts.logger.info({ seen, of: members }, `cluster: changed ${this.row.table} applied`);
     return true;
   }
+}
+
+/** The CONFIGURATION row (bandwidth limits) of the host. */
+export class ConfigurationSync extends ChangeSync<Limits> {
+  constructor(opts: ChangeSyncOptions<Limits>) {
+    super(opts, {
+      table: 'CONFIGURATION', counterKey: opts.hostId,
+      read: (r) => r.limits.get(opts.hostId),
+      markSeen: (r) => r.limits.setUpdatedInfo(opts.hostId, UpdatedInfo.NOTUPDATED),
+    });
+  }
+}
+
+/** The HOSTCONFIG row (business list, roles, aliases) of the host. */
+export class HostConfigSync extends ChangeSync<HostConfig> {
+  constructor(opts: ChangeSyncOptions<HostConfig>) {
+    super(opts, {
+      table: 'HOSTCONFIG', counterKey: `hostconfig:${opts.hostId}`,
+      read: (r) => r.hostConfigs.get(opts.hostId),
+      markSeen: (r) => r.hostConfigs.setUpdatedInfo(opts.hostId, UpdatedInfo.NOTUPDATED),
+    });
+  }
+}
+
+/** What a HOSTCONFIG row sets in the running configuration (the lists the server's checks read). */
+export interface HostConfigTarget {
+  business: string[];
+  roles: RoleEntry[];
+  aliases: AliasEntry[];
+}
+
+/**
+ * Replaces the business list, roles and aliases of `target` (in place: the engine and the order
+ * checks hold these arrays) by those of a changed HOSTCONFIG row, as the original re-reads them.
+ */
+export function applyHostConfig(target: HostConfigTarget, row: HostConfig): void {
+  target.business.splice(0, target.business.length, ...parseBusiness(row.business));
+  target.roles.splice(0, target.roles.length, ...parseRoles(row.roles).map((r) => ({ hostId: r.hostName, roles: parseRoleSet(r.roleList.join(' ')) })));
+  target.aliases.splice(0, target.aliases.length, ...parseAliases(row.aliases).map((a) => ({ realId: a.hostName, aliasIds: a.aliasList })));
 }

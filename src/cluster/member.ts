@@ -13,6 +13,13 @@
  *   original's tools like our SCHEDULERETRY);
  * - each member's heartbeat is the MULTIPLEMONITOR row `member:<host id>:<n>` (COUNTHOST = expiry in
  *   Unix seconds), written every `heartbeatMs`.
+ *
+ * Fencing: a member owns its claimed rows only while its last written heartbeat is far enough from
+ * expiring (`owning()`): a quarter of `takeoverAfterMs` before the expiry it wrote, it stops claiming
+ * and tells its fence listeners (the scheduler interrupts the transfers it started, leaving them
+ * resumable, and writes nothing more for them), so when another member takes the rows over nothing
+ * runs them here any more. When a heartbeat gets through again, the member hands back its own rows
+ * left RUNNING or INTERRUPTED by the fence (under the claim lock) and claims again.
  */
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -23,7 +30,8 @@ import { DatabaseLease } from '../monitor/leader.js';
 import type { Store } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
 import { transition } from '../transfer/state.js';
-import { ConfigurationSync } from './config-sync.js';
+import type { HostConfig } from '../model/host-config.js';
+import { ConfigurationSync, HostConfigSync } from './config-sync.js';
 
 /** Key of the claiming member's number in a row's TRANSFERINFO map (our own key). */
 export const MEMBER_KEY = 'CLUSTERMEMBER';
@@ -44,6 +52,13 @@ export interface ClusterMemberOptions {
   takeoverAfterMs?: number | undefined;
   /** Applies CONFIGURATION rows set to UPDATEDINFO 3 (config-sync.ts), checked at each heartbeat. */
   configuration?: { members: number; apply: (limits: Limits) => void };
+  /** Applies this host's HOSTCONFIG row set to UPDATEDINFO 3 (config-sync.ts), checked at each heartbeat. */
+  hostConfig?: { members: number; apply: (row: HostConfig) => void };
+  /**
+   * Run once at start by one member at a time (lease `history-clean`): the scheduler's clean of
+   * finished rows (database.md §6), which a single server runs at its start.
+   */
+  clean?: () => Promise<number>;
 }
 
 /** The member number written in a row's TRANSFERINFO, or undefined. */
@@ -62,6 +77,17 @@ export class ClusterMember {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private readonly config: ConfigurationSync | undefined;
+  private readonly hostConfig: HostConfigSync | undefined;
+  /** Epoch ms until which this member owns its claimed rows (fencing; set by each heartbeat written). */
+  private ownUntil = 0;
+  /** Set when ownership lapsed; cleared when a heartbeat got through and the fenced rows were handed back. */
+  private fenced = false;
+  private fenceTimer: NodeJS.Timeout | undefined;
+  /** The fence listeners' work (interrupted transfers ending), awaited before the rows are handed back. */
+  private fencing: Promise<unknown> = Promise.resolve();
+  private readonly fenceListeners: Array<() => Promise<void>> = [];
+  /** Between start and stop. */
+  private active = false;
 
   constructor(private readonly opts: ClusterMemberOptions) {
     this.takeoverAfterMs = Math.max(opts.takeoverAfterMs ?? 20_000, 1_000);
@@ -73,6 +99,57 @@ export class ClusterMember {
     });
     const c = opts.configuration;
     this.config = c ? new ConfigurationSync({ hostId: opts.hostId, members: c.members, store: opts.store, apply: c.apply, logger: opts.logger }) : undefined;
+    const h = opts.hostConfig;
+    this.hostConfig = h ? new HostConfigSync({ hostId: opts.hostId, members: h.members, store: opts.store, apply: h.apply, logger: opts.logger }) : undefined;
+  }
+
+  /** How long before the expiry of its last heartbeat a member stops owning its rows. */
+  private get fenceMarginMs(): number {
+    return Math.floor(this.takeoverAfterMs / 4);
+  }
+
+  /**
+   * True while this member may start or continue the transfers it claimed: its last heartbeat is
+   * not about to expire. When it is, the fence is raised now (listeners told once).
+   */
+  owning(): boolean {
+    if (!this.fenced && Date.now() >= this.ownUntil) this.fence();
+    return !this.fenced;
+  }
+
+  /** `listener` is called (once per lapse) when this member stops owning its claimed rows. */
+  onFence(listener: () => Promise<void>): void {
+    this.fenceListeners.push(listener);
+  }
+
+  private fence(): void {
+    if (this.fenced) return;
+    this.fenced = true;
+    clearTimeout(this.fenceTimer);
+    this.opts.logger.error({ member: this.member, ownedUntil: new Date(this.ownUntil).toISOString() },
+      'cluster: heartbeat not renewed in time; this member stops its claimed transfers (resumable) and claims nothing until the database answers again');
+    this.fencing = Promise.allSettled(this.fenceListeners.map((l) => l()));
+  }
+
+  /** The fence goes up when ownership lapses without a new heartbeat (timer reset by each one). */
+  private armFence(): void {
+    clearTimeout(this.fenceTimer);
+    if (this.fenced || !this.active) return;
+    this.fenceTimer = setTimeout(() => this.fence(), Math.max(this.ownUntil - Date.now(), 0));
+    this.fenceTimer.unref();
+  }
+
+  /**
+   * After a fence, a heartbeat got through: once the interrupted transfers ended, this member's rows
+   * still RUNNING or INTERRUPTED by the fence go back to TOSUBMIT (nothing runs them here), then it
+   * claims again. Rows another member took over meanwhile carry that member's number: untouched.
+   */
+  private async recover(): Promise<void> {
+    await this.fencing;
+    const moved = await this.handBackOwn();
+    this.fenced = false;
+    this.armFence();
+    this.opts.logger.warn({ member: this.member, handedBack: moved }, 'cluster: database reachable again; this member claims again');
   }
 
   private get claimKey(): string {
@@ -94,13 +171,23 @@ export class ClusterMember {
     if ((await store.multipleMonitors.get(this.claimKey)) === undefined) {
       await store.multipleMonitors.upsert({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 }).catch(() => undefined);
     }
+    this.active = true;
     await this.beat();
     await this.resubmitInterrupted();
+    const clean = this.opts.clean;
+    if (clean) {
+      // The clean a single server runs at its start, by one member at a time.
+      const lease = new DatabaseLease({ job: 'history-clean', hostId: this.opts.hostId, store: this.opts.store, logger: this.opts.logger, ttlMs: 60_000 });
+      const cleaned = await lease.runExclusive(clean);
+      this.opts.logger.info({ cleaned: cleaned ?? 'another member cleans' }, 'cluster: finished transfers marked done');
+    }
     await this.takeover.start();
     this.schedule();
   }
 
   async stop(): Promise<void> {
+    this.active = false;
+    clearTimeout(this.fenceTimer);
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.beating?.catch(() => undefined);
@@ -122,15 +209,34 @@ export class ClusterMember {
     if (rows.length > 0) this.opts.logger.info({ reset: rows.length }, 'cluster: interrupted transfers reset for resubmission at start');
   }
 
-  /** This member's rows left RUNNING, or INTERRUPTED by the shutdown, back to TOSUBMIT. */
-  private async handBackOwn(): Promise<void> {
+  /**
+   * This member's rows left RUNNING, or INTERRUPTED by a shutdown or a fence, back to TOSUBMIT,
+   * under the claim lock. Returns how many.
+   */
+  private async handBackOwn(): Promise<number> {
     const store = this.opts.store();
     const rows = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED] });
-    for (const r of rows) {
-      if (memberOf(r.transferInfo) !== this.member) continue;
-      if (r.updatedInfo === UpdatedInfo.INTERRUPTED && r.infoStatus !== ErrorCode.Shutdown && r.stepStatus !== ErrorCode.Shutdown) continue;
-      await store.runner.updateState(r, transition(r, { kind: 'handBack', at: new Date() }));
-    }
+    return this.handBack(rows.filter((r) => memberOf(r.transferInfo) === this.member));
+  }
+
+  /**
+   * `rows` back to TOSUBMIT (rank kept) under the claim lock, each only if it still is RUNNING, or
+   * INTERRUPTED by a shutdown (Shutdown status: a member's stop or fence, not a stop order), for
+   * the same member. Returns how many moved.
+   */
+  private async handBack(rows: TransferRecord[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    return this.opts.store().transaction(async (tx) => {
+      await tx.multipleMonitors.getForUpdate(this.claimKey);
+      let moved = 0;
+      for (const r of rows) {
+        const current = await tx.runner.get(r);
+        if (current === undefined || !resumable(current) || memberOf(current.transferInfo) !== memberOf(r.transferInfo)) continue;
+        await tx.runner.updateState(r, transition(current, { kind: 'handBack', at: new Date() }));
+        moved++;
+      }
+      return moved;
+    });
   }
 
   /**
@@ -139,7 +245,9 @@ export class ClusterMember {
    * scheduler marks them INTERRUPTED, which any member may do).
    */
   async claimDue(now: Date, limit: number): Promise<TransferRecord[]> {
-    return this.opts.store().transaction(async (tx) => {
+    // Fenced: nothing is claimed (the rows may be taken over by another member at any time).
+    if (!this.owning()) return [];
+    const claimed = await this.opts.store().transaction(async (tx) => {
       await tx.multipleMonitors.getForUpdate(this.claimKey);
       const due = await tx.runner.listDue(this.opts.hostId, now, limit);
       const claimed: TransferRecord[] = [];
@@ -155,6 +263,9 @@ export class ClusterMember {
       }
       return claimed;
     });
+    // Ownership lapsed during the claim: the rows it marked are handed back at the recovery or
+    // taken over, never started here.
+    return this.owning() ? claimed : [];
   }
 
   private schedule(): void {
@@ -162,6 +273,7 @@ export class ClusterMember {
       this.beating = this.beat()
         .then(async () => {
           await this.config?.check();
+          await this.hostConfig?.check();
           if (this.takeover.held) await this.takeOver();
         })
         .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: heartbeat or take-over failed'))
@@ -171,17 +283,24 @@ export class ClusterMember {
   }
 
   private async beat(): Promise<void> {
-    const expiry = Math.floor((Date.now() + this.takeoverAfterMs) / 1000);
+    // Ownership counts from before the write (a write that took long leaves less of it) and ends
+    // a margin before the expiry, which is rounded up to the second (others compare seconds).
+    const sentAt = Date.now();
+    const expiry = Math.ceil((sentAt + this.takeoverAfterMs) / 1000);
     await this.opts.store().multipleMonitors.upsert({ hostId: this.memberKey(this.member), countConfig: this.member, countHost: expiry, countRule: 0 });
+    this.ownUntil = sentAt + this.takeoverAfterMs - this.fenceMarginMs;
+    if (this.fenced) await this.recover();
+    else this.armFence();
   }
 
   /**
-   * RUNNING rows claimed by a member whose heartbeat expired go back to TOSUBMIT under the claim
-   * lock (their RANK kept, so the next claimer resumes from it). Returns how many.
+   * RUNNING rows claimed by a member whose heartbeat expired (and those it INTERRUPTED with
+   * Shutdown when fenced) go back to TOSUBMIT under the claim lock (their RANK kept, so the next
+   * claimer resumes from it). Returns how many.
    */
   async takeOver(): Promise<number> {
     const store = this.opts.store();
-    const running = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.RUNNING] });
+    const running = (await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED] })).filter(resumable);
     const now = Math.floor(Date.now() / 1000);
     const alive = new Map<number, boolean>();
     const orphans: TransferRecord[] = [];
@@ -192,19 +311,16 @@ export class ClusterMember {
       if (alive.get(m) === false) orphans.push(r);
     }
     if (orphans.length === 0) return 0;
-    let moved = 0;
-    await store.transaction(async (tx) => {
-      await tx.multipleMonitors.getForUpdate(this.claimKey);
-      for (const r of orphans) {
-        const current = await tx.runner.get(r);
-        // Still RUNNING for the same dead member (not ended or re-claimed meanwhile).
-        if (current?.updatedInfo !== UpdatedInfo.RUNNING || memberOf(current.transferInfo) !== memberOf(r.transferInfo)) continue;
-        await tx.runner.updateState(r, transition(current, { kind: 'handBack', at: new Date() }));
-        moved++;
-      }
-    });
+    // Each still RUNNING (or interrupted) for the same dead member: not ended or re-claimed meanwhile.
+    const moved = await this.handBack(orphans);
     for (const m of alive.keys()) if (alive.get(m) === false) await store.multipleMonitors.delete(this.memberKey(m)).catch(() => undefined);
     this.opts.logger.warn({ moved, member: this.member }, 'cluster: transfers of a dead member handed back for resubmission');
     return moved;
   }
+}
+
+/** RUNNING, or INTERRUPTED with Shutdown (a member's stop or fence; not a stop order's H). */
+function resumable(r: TransferRecord): boolean {
+  return r.updatedInfo === UpdatedInfo.RUNNING
+    || (r.updatedInfo === UpdatedInfo.INTERRUPTED && (r.infoStatus === ErrorCode.Shutdown || r.stepStatus === ErrorCode.Shutdown));
 }

@@ -71,6 +71,21 @@ export class DatabaseLease {
     }).catch(() => undefined);
   }
 
+  /**
+   * A one-off singleton: runs `job` if this member gets the lease now (free, expired or its own),
+   * then gives the lease back; resolves undefined without running it when another member holds it
+   * (that member does the job). The lease's `ttlMs` must exceed the job's duration.
+   */
+  async runExclusive<T>(job: () => Promise<T>): Promise<T | undefined> {
+    await this.tick();
+    if (!this.heldValue) return undefined;
+    try {
+      return await job();
+    } finally {
+      await this.stop();
+    }
+  }
+
   private schedule(): void {
     this.timer = setTimeout(() => {
       void this.tick().finally(() => { if (this.timer !== undefined) this.schedule(); });

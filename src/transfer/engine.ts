@@ -295,6 +295,17 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return { code, message };
   }
 
+  /**
+   * Ends one running transfer with Shutdown as close() ends them all (rank kept, resumable), the
+   * engine staying open: a fenced cluster member's scheduler (src/cluster/member.ts). False when
+   * it does not run here (yet).
+   */
+  interrupt(ref: TransferRef): boolean {
+    const running = this.core.running.get(runningKey(ref));
+    running?.abort(new R66Error('Shutdown forced', ErrorCode.Shutdown));
+    return running !== undefined;
+  }
+
   /** Ends every running transfer with Shutdown (their rows stay restartable) and refuses new requests. */
   async close(): Promise<void> {
     this.closed = true;

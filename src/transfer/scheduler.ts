@@ -17,6 +17,9 @@ import { IllegalTransitionError, transition } from './state.js';
 /** Default retries of a scheduled transfer whose connection failed or was lost. */
 const SCHEDULED_RETRIES = 5;
 
+/** How long a fence waits for the interrupted transfers to end. */
+const FENCE_WAIT_MS = 30_000;
+
 /** Key of the retry counter in the row's TRANSFERINFO map (our own key, docs/transfers.md). */
 export const RETRY_KEY = 'SCHEDULERETRY';
 
@@ -46,7 +49,13 @@ export interface TransferSchedulerOptions {
    * of listed, and the start resets nothing (other members run those rows; the take-over job hands
    * back a dead member's). Absent: the single-host path, unchanged.
    */
-  claim?: { claimDue(now: Date, limit: number): Promise<TransferRecord[]> };
+  claim?: {
+    claimDue(now: Date, limit: number): Promise<TransferRecord[]>;
+    /** Fencing: false once this member no longer owns its claimed rows (nothing is written or claimed then). */
+    owning?(): boolean;
+    /** Registers the fence: the scheduler interrupts the transfers it started and forgets their ends. */
+    onFence?(listener: () => Promise<void>): void;
+  };
 }
 
 export class TransferScheduler {
@@ -61,13 +70,36 @@ export class TransferScheduler {
   private stopped = false;
   /** Ends of attempts the store refused to record: written again at each scan (settleOrKeep()). */
   private readonly unsettled = new Map<string, { keyCols: RowKey; end: AttemptEnd }>();
+  /** Attempts interrupted by a cluster fence: their ends are not written (another member owns the rows). */
+  private readonly fenced = new Set<string>();
+  /** The rows of the transfers in flight (the fence interrupts them by key). */
+  private readonly attempts = new Map<string, RowKey>();
 
-  constructor(private readonly opts: TransferSchedulerOptions) {}
+  constructor(private readonly opts: TransferSchedulerOptions) {
+    opts.claim?.onFence?.(() => this.fence());
+  }
+
+  /**
+   * A cluster fence (src/cluster/member.ts): every transfer this scheduler started ends with
+   * Shutdown (resumable), their ends and the ends not yet recorded are dropped. Resolves when they
+   * ended (an attempt still connecting is interrupted once the engine runs it), at most FENCE_WAIT_MS.
+   */
+  private async fence(): Promise<void> {
+    this.unsettled.clear();
+    const attempts = [...this.attempts];
+    for (const [k] of attempts) this.fenced.add(k);
+    const deadline = Date.now() + FENCE_WAIT_MS;
+    while (attempts.some(([k]) => this.inFlight.has(k)) && Date.now() < deadline) {
+      for (const [k, ref] of attempts) if (this.inFlight.has(k)) this.opts.engine.interrupt(ref);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 
   async start(): Promise<void> {
     const { runner, ownerId } = this.opts;
     const reset = this.opts.claim ? 0 : await runner.resetInterrupted(ownerId);
-    const cleaned = await runner.markFinishedAsDone(ownerId);
+    // In a cluster the member's start cleans, one member at a time (src/cluster/member.ts).
+    const cleaned = this.opts.claim ? 0 : await runner.markFinishedAsDone(ownerId);
     if (reset > 0 || cleaned > 0) this.opts.logger.info({ reset, cleaned }, 'transfers reset for resubmission at start');
     this.stopped = false;
     this.schedule(0);
@@ -95,6 +127,7 @@ export class TransferScheduler {
     }
     this.ticking = true;
     try {
+      if (this.opts.claim?.owning?.() === false) return;
       for (const [key, u] of [...this.unsettled]) if (!this.inFlight.has(key)) await this.settleOrKeep(key, u.keyCols, u.end);
       do {
         this.rescan = false;
@@ -143,6 +176,7 @@ export class TransferScheduler {
       this.inFlight.set(key, runner.updateState(keyCols, transition(record, { kind: 'notRequester' })).then(() => undefined).finally(() => this.inFlight.delete(key)));
       return;
     }
+    this.attempts.set(key, keyCols);
     const run = (async () => {
       let end: AttemptEnd;
       try {
@@ -157,11 +191,13 @@ export class TransferScheduler {
         this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer attempt failed; it is retried');
         end = { code: ErrorCode.Internal, retryable: true, fallback: record, recordCode: true };
       }
-      if (this.stopped) return;
+      if (this.stopped || this.fenced.has(key)) return;
       await this.settleOrKeep(key, keyCols, end);
     })()
       .catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer failed'))
       .finally(() => {
+        this.fenced.delete(key);
+        this.attempts.delete(key);
         this.inFlight.delete(key);
         this.kick();
       });

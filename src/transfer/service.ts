@@ -14,6 +14,7 @@ import { TransferEngine } from './engine.js';
 import { setReceivedFileMode } from './placement.js';
 import { TransferScheduler } from './scheduler.js';
 import { ClusterMember } from '../cluster/member.js';
+import { applyHostConfig } from '../cluster/config-sync.js';
 
 export interface TransferServiceDeps {
   config: ServerConfig;
@@ -72,6 +73,10 @@ export class TransferService {
       hostId: config.hostId, ownIds, store: this.deps.store, logger, takeoverAfterMs: config.server.clusterTakeover,
       // A CONFIGURATION row set to UPDATEDINFO 3 is re-applied by every member (database.md §9.2).
       configuration: { members: config.server.multipleMonitors, apply: (l) => engine.bandwidth.set({ writeGlobal: l.writeGlobalLimit, readGlobal: l.readGlobalLimit, writeSession: l.writeSessionLimit, readSession: l.readSessionLimit }) },
+      // HOSTCONFIG too: business list, roles and aliases of the running configuration.
+      hostConfig: { members: config.server.multipleMonitors, apply: (row) => applyHostConfig(config, row) },
+      // The clean of finished rows the scheduler runs at a single server's start, one member at a time.
+      clean: () => store.runner.markFinishedAsDone(config.hostId),
     }) : undefined;
     await cluster?.start();
     const scheduler = new TransferScheduler({
