@@ -12,7 +12,7 @@ import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
 import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './client-output.js';
 import { showProgress } from './client-progress.js';
-import { addRecordFields } from './client-record-fields.js';
+import { addRecordFields, transferErrorText } from './client-record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
 import { exitCodeOf, MSEND_EXIT, SEND_EXIT } from './exit-codes.js';
@@ -85,7 +85,9 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
     if (outcome.record.retrieveMode) body.set('originalPath', shown);
     body.set('filefinal', fileFinalText(shown)).set('delay', Date.now() - started);
   } else {
-    body.set('error', `${outcome.code.name}: ${outcome.message}`);
+    body.set('error', transferErrorText(outcome.record, outcome.code, outcome.message));
+    // The whole cause in the log (the original logs the result at WARN): `error` may be the original's fixed text.
+    session.logger.warn({ id: String(outcome.record.specialId), code: outcome.code.name }, outcome.message);
   }
   // -nolog: the local record is not kept after a success, nor after a connection failure.
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {

@@ -32,8 +32,13 @@ export interface NewRecordInput {
   blockSize: number;
   /** The name as the order gave it (FILENAME = ORIGINALNAME). */
   file: string;
-  /** Size of the file to send, -1 unknown (receive modes, missing file). */
-  size: number;
+  /**
+   * Size of the file to send, -1 unknown (receive modes, a submission's missing file). null: a file
+   * to send now that was not found: no `ORIGINALSIZE` at all, as the original's direct transfer
+   * writes it only once the file is found (its failure prints `"transferInformation":"{}"`,
+   * captures/cli-output-java-3.6.2.md).
+   */
+  size: number | null;
   /** `-info` text; default `noinfo`. */
   fileInfo?: string;
   /** Do not append a follow id (`-nofollow`). */
@@ -83,7 +88,7 @@ export function newTransferRecord(i: NewRecordInput): TransferRecord {
     retrieveMode: isSendMode(mode), isMoved: false,
     start: i.start, stop: i.now,
     idRule: i.rule.idRule, filename: i.file, originalName: i.file, fileInfo,
-    transferInfo: updateInfoMap(i.transferInfo ?? '', { ORIGINALSIZE: i.size }),
+    transferInfo: updateInfoMap(i.transferInfo ?? '', i.size === null ? {} : { ORIGINALSIZE: i.size }),
   };
 }
 

@@ -146,7 +146,8 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * Creates a transfer and runs it now, whatever its direction (the rule's mode decides who sends).
    * Resolves with the final RUNNER row and its code when it ends (success or error, after the
    * configured connection retries). Throws an R66Error only when no transfer could be created
-   * (unknown rule, unknown partner, missing local file to send...).
+   * (unknown rule, unknown partner, a local file outside the allowed directories...); a
+   * missing local file to send is a transfer that fails with FileNotFound (f), its row in error.
    */
   async transfer(req: TransferRequest): Promise<TransferOutcome> {
     return this.run(await this.prepare(req));
@@ -359,15 +360,23 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     const rule = await this.findRule(req.rule, send);
     const mode = modeOf(rule, req.md5, req.stream !== undefined);
     let file: LocalFile | null = null;
+    let notFound = false;
     // A send-through rule's pre-tasks may produce the file (S3GET): looked for after them (runRequester).
     if (isSendMode(mode) && req.stream === undefined && !senderFileAfterPreTasks(rule, mode, false)) {
       // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
-      file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file, this.served);
+      try {
+        file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file, this.served);
+      } catch (err) {
+        // A transfer run now whose file is missing is a transfer that fails (f, its row in error,
+        // the client's exit 27) as the original's DirectTransfer does: the attempt looks again and ends it.
+        if (insert || !(err instanceof R66Error) || err.code !== ErrorCode.FileNotFound) throw err;
+        notFound = true;
+      }
     }
     const now = new Date();
     const record = newTransferRecord({
       specialId: req.id ?? (await this.opts.store.nextTransferId()), ownerId: this.ownerId, requester, partner: req.partner, rule,
-      md5: req.md5, through: req.stream !== undefined, blockSize: req.blockSize ?? this.opts.limits.blockSize, file: req.file, size: file?.size ?? -1,
+      md5: req.md5, through: req.stream !== undefined, blockSize: req.blockSize ?? this.opts.limits.blockSize, file: req.file, size: notFound ? null : file?.size ?? -1,
       fileInfo: req.fileInfo, noFollow: req.noFollow, updatedInfo, start: req.start ?? now, now,
     });
     // A stream of the wrong direction is refused before anything is written.

@@ -80,8 +80,13 @@ describe('error paths end with the original codes on both sides', () => {
     await waitFor(async () => (await log(logB)) === 'serror f  ');
   });
 
-  it('missing local file to send: refused before anything is created', async () => {
-    await expect(a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'nothing.txt' })).rejects.toMatchObject({ code: ErrorCode.FileNotFound });
+  it('missing local file to send: f in the requester\'s row, nothing reaches the partner', async () => {
+    // As the original's DirectTransfer (captures/cli-output-java-3.6.2.md): a transfer that fails, no ORIGINALSIZE.
+    const out = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'nothing.txt' });
+    expect(out.code).toBe(ErrorCode.FileNotFound);
+    expectError(out.record, ErrorCode.FileNotFound);
+    expect(await a.row(out.record)).toMatchObject({ infoStatus: ErrorCode.FileNotFound, updatedInfo: UpdatedInfo.INERROR, transferInfo: '{}', filename: 'nothing.txt' });
+    expect(await b.store.runner.count()).toBe(0);
   });
 
   it('file outside the rule directories: a', async () => {
