@@ -6,21 +6,24 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  CreateBucketCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  GetObjectTaggingCommand,
-  HeadBucketCommand,
-  PutObjectTaggingCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { createRequire } from 'node:module';
+import type * as ClientS3 from '@aws-sdk/client-s3';
+import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { S3Options } from './s3-options.js';
 
 /** 8 MiB parts, two in flight: at most about 16 MiB of an upload in memory. */
 export const PART_SIZE = 8 * 1024 * 1024;
 export const QUEUE_SIZE = 2;
+
+// The SDK is loaded at the first S3 task, not with the module: it is about a third of a client
+// command's start-up CPU (0.2-0.3 s for masend, msend, send and the server alike), and most hosts
+// run no S3 task (docs/performance-log.md, 2026-11-27).
+const load = createRequire(import.meta.url);
+let sdk: typeof ClientS3 | undefined;
+let storage: typeof LibStorage | undefined;
+function s3(): typeof ClientS3 {
+  return (sdk ??= load('@aws-sdk/client-s3') as typeof ClientS3);
+}
 
 /**
  * A client for the endpoint. Path-style addressing except on AWS itself (S3-compatible servers
@@ -28,9 +31,9 @@ export const QUEUE_SIZE = 2;
  * environment's (`AWS_REGION`) or us-east-1, and AWS redirects to the bucket's region are followed.
  * Checksums only when an operation requires them: S3-compatible servers often refuse the newer ones.
  */
-export function s3Client(o: S3Options): S3Client {
+export function s3Client(o: S3Options): ClientS3.S3Client {
   const host = new URL(o.url).hostname;
-  return new S3Client({
+  return new (s3().S3Client)({
     endpoint: o.url,
     region: process.env.AWS_REGION ?? 'us-east-1',
     forcePathStyle: !host.endsWith('amazonaws.com'),
@@ -54,15 +57,15 @@ export function s3ErrorText(err: unknown): string {
 }
 
 /** Downloads an object into `path`. */
-export async function downloadObject(client: S3Client, bucket: string, key: string, path: string): Promise<void> {
-  const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+export async function downloadObject(client: ClientS3.S3Client, bucket: string, key: string, path: string): Promise<void> {
+  const res = await client.send(new (s3().GetObjectCommand)({ Bucket: bucket, Key: key }));
   if (!(res.Body instanceof Readable)) throw new Error(`object ${key} came without a body`);
   await pipeline(res.Body, createWriteStream(path));
 }
 
 /** The object's tags, filtered to `keys` unless null (all). */
-export async function objectTags(client: S3Client, bucket: string, key: string, keys: string[] | null): Promise<Record<string, string>> {
-  const res = await client.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }));
+export async function objectTags(client: ClientS3.S3Client, bucket: string, key: string, keys: string[] | null): Promise<Record<string, string>> {
+  const res = await client.send(new (s3().GetObjectTaggingCommand)({ Bucket: bucket, Key: key }));
   const out: Record<string, string> = {};
   for (const tag of res.TagSet ?? []) {
     if (tag.Key !== undefined && (keys === null || keys.includes(tag.Key))) out[tag.Key] = tag.Value ?? '';
@@ -71,28 +74,29 @@ export async function objectTags(client: S3Client, bucket: string, key: string, 
 }
 
 /** Creates the bucket when it does not exist (HEAD answers 404). */
-export async function ensureBucket(client: S3Client, bucket: string): Promise<boolean> {
+export async function ensureBucket(client: ClientS3.S3Client, bucket: string): Promise<boolean> {
   try {
-    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    await client.send(new (s3().HeadBucketCommand)({ Bucket: bucket }));
     return false;
   } catch (err) {
     const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     if (status !== 404 && (err as Error).name !== 'NotFound') throw err;
   }
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  await client.send(new (s3().CreateBucketCommand)({ Bucket: bucket }));
   return true;
 }
 
 /** Uploads `path` as `key`, streamed in parts. */
-export async function uploadObject(client: S3Client, bucket: string, key: string, path: string): Promise<void> {
-  const upload = new Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(path) }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
+export async function uploadObject(client: ClientS3.S3Client, bucket: string, key: string, path: string): Promise<void> {
+  storage ??= load('@aws-sdk/lib-storage') as typeof LibStorage;
+  const upload = new storage.Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(path) }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
   await upload.done();
 }
 
-export async function setObjectTags(client: S3Client, bucket: string, key: string, tags: Array<[string, string]>): Promise<void> {
-  await client.send(new PutObjectTaggingCommand({ Bucket: bucket, Key: key, Tagging: { TagSet: tags.map(([Key, Value]) => ({ Key, Value })) } }));
+export async function setObjectTags(client: ClientS3.S3Client, bucket: string, key: string, tags: Array<[string, string]>): Promise<void> {
+  await client.send(new (s3().PutObjectTaggingCommand)({ Bucket: bucket, Key: key, Tagging: { TagSet: tags.map(([Key, Value]) => ({ Key, Value })) } }));
 }
 
-export async function deleteObject(client: S3Client, bucket: string, key: string): Promise<void> {
-  await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+export async function deleteObject(client: ClientS3.S3Client, bucket: string, key: string): Promise<void> {
+  await client.send(new (s3().DeleteObjectCommand)({ Bucket: bucket, Key: key }));
 }
