@@ -34,7 +34,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
     securities: [
       { name: 'opsUser', authProtocol: 'SHA', authPassphrase: 'authSecret123', privProtocol: 'PAES128', privPassphrase: 'privSecret123' },
       { name: 'old3des', authProtocol: 'MD5', authPassphrase: 'authSecret123', privProtocol: 'P3DES', privPassphrase: 'privSecret123' },
-      { name: 'viewer', authProtocol: 'SHA', authPassphrase: 'viewSecret123' },
+      { name: 'viewer', authProtocol: 'SHA', authPassphrase: 'viewSecret123', privProtocol: undefined, privPassphrase: undefined },
     ],
     warnings: [], ...over,
   });
