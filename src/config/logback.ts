@@ -54,7 +54,13 @@ export interface LogbackAppender {
   pattern: string | undefined;
   /** ThresholdFilter level. */
   threshold: LogbackLevel | undefined;
-  rolling: { frequency: 'daily' | 'hourly' | number | undefined; size: string | undefined; maxHistory: number | undefined } | undefined;
+  rolling: {
+    frequency: 'daily' | 'hourly' | number | undefined; size: string | undefined; maxHistory: number | undefined;
+    /** `fileNamePattern` ending with `.gz` / `.zip`: rolled files are compressed. */
+    compression?: 'gz' | 'zip' | undefined;
+    /** `totalSizeCap` in bytes. */
+    totalSizeCap?: number | undefined;
+  } | undefined;
 }
 
 export interface LogbackLogger {
@@ -82,6 +88,14 @@ function levelOf(text: string | undefined): LogbackLevel | undefined {
   if (l === undefined || l === '') return undefined;
   if (l === 'ALL') return 'TRACE';
   return LEVELS.has(l) ? (l as LogbackLevel) : undefined;
+}
+
+/** A logback file size (`500MB`, `1 GB`, `1024`: bytes without a unit); undefined when it is not one. */
+function sizeInBytes(text: string): number | undefined {
+  const m = /^(\d+)\s*(|b|kb|mb|gb)s?$/i.exec(text.trim());
+  if (m === null) return undefined;
+  const unit = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[m[2]!.toLowerCase() as '' | 'b' | 'kb' | 'mb' | 'gb'];
+  return Number(m[1]) * unit;
 }
 
 /** Maps `%d{...}` of a fileNamePattern to a period: the smallest unit the date format names. */
@@ -140,8 +154,14 @@ export async function loadLogbackSettings(file: string, env: NodeJS.ProcessEnv =
       const namePattern = policy ? text(child(policy, 'fileNamePattern'), where) : undefined;
       const size = text(policy ? child(policy, 'maxFileSize') : undefined, where) ?? text(trigger ? child(trigger, 'maxFileSize') : undefined, where);
       const history = text(policy ? child(policy, 'maxHistory') ?? child(policy, 'maxIndex') : undefined, where);
-      if (policy && child(policy, 'totalSizeCap')) warnings.push(`${path}: ${where}: totalSizeCap is not honoured (maxHistory is)`);
-      rolling = { frequency: namePattern ? frequencyOf(namePattern) : undefined, size: size?.replace(/\s*(b|kb|mb|gb)$/i, (u) => u.trim()[0]!.toLowerCase()), maxHistory: history ? Number(history) : undefined };
+      const capText = text(policy ? child(policy, 'totalSizeCap') : undefined, where);
+      const cap = capText === undefined ? undefined : sizeInBytes(capText);
+      if (capText !== undefined && cap === undefined) warnings.push(`${path}: ${where}: totalSizeCap ${capText} is not a size (e.g. 1GB); ignored`);
+      const compression = /\.gz$/i.test(namePattern ?? '') ? 'gz' : /\.zip$/i.test(namePattern ?? '') ? 'zip' : undefined;
+      rolling = {
+        frequency: namePattern ? frequencyOf(namePattern) : undefined, size: size?.replace(/\s*(b|kb|mb|gb)$/i, (u) => u.trim()[0]!.toLowerCase()), maxHistory: history ? Number(history) : undefined,
+        ...(compression !== undefined ? { compression } : {}), ...(cap !== undefined ? { totalSizeCap: cap } : {}),
+      };
       // Without <file> logback writes straight to the pattern's name; we keep one active file beside it.
       activeFile ??= namePattern?.replace(/[._-]?%(d(ate)?(\{[^}]*\})?|i)/g, '').replace(/\.(gz|zip)$/, '');
     }

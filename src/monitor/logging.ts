@@ -8,6 +8,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogbackAppender, LogbackLevel, LogbackSettings } from '../config/logback.js';
+import { RolledFiles } from './log-archive.js';
 
 const PINO_LEVEL: Record<LogbackLevel, number> = { TRACE: 10, DEBUG: 20, INFO: 30, WARN: 40, ERROR: 50, OFF: Infinity };
 const LEVEL_NAME: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'ERROR' };
@@ -102,7 +103,8 @@ export interface RouterOptions {
   sync?: boolean;
 }
 
-async function openStream(a: LogbackAppender, options: RouterOptions): Promise<Writable> {
+/** A file stream, and for a rolling file the housekeeping of its rolled files to wait for at close. */
+async function openStream(a: LogbackAppender, options: RouterOptions): Promise<Writable & { settled?: () => Promise<void> }> {
   if (a.kind === 'console') {
     if (options.consoleFile !== undefined) return pino.destination({ dest: options.consoleFile, mkdir: true, sync: true });
     return pino.destination({ dest: a.stderr || options.consoleToStderr === true ? 2 : 1, sync: true });
@@ -113,10 +115,24 @@ async function openStream(a: LogbackAppender, options: RouterOptions): Promise<W
   }
   const { default: roll } = await import('pino-roll');
   const r = a.rolling;
-  return roll({
-    file: a.file, mkdir: true, sync, ...(r.frequency !== undefined ? { frequency: r.frequency } : {}), ...(r.size !== undefined ? { size: r.size } : {}),
-    ...(r.maxHistory !== undefined && r.maxHistory > 0 ? { limit: { count: r.maxHistory } } : {}),
+  const file = a.file ?? '';
+  // maxHistory, totalSizeCap and compression are applied by RolledFiles (pino-roll's own limit
+  // knows only the files this process created and not compressed ones).
+  const stream = await roll({
+    file, mkdir: true, sync, ...(r.frequency !== undefined ? { frequency: r.frequency } : {}), ...(r.size !== undefined ? { size: r.size } : {}),
   });
+  const rolled = new RolledFiles(file, { compression: r.compression, maxHistory: r.maxHistory, totalSizeCap: r.totalSizeCap }, (err, path) => {
+    // The log cannot report its own file's trouble through itself: stderr.
+    process.stderr.write(`svc-r66: rolled log file ${path}: ${err.message}\n`);
+  });
+  if (!rolled.active) return stream;
+  let last: Promise<void> = Promise.resolve();
+  // 'ready' follows every opening: the first and each roll to the next file. A synchronous stream
+  // has opened its first file already (its name is known), an asynchronous one not yet.
+  const housekeep = (): void => { if (stream.file) last = rolled.housekeep(stream.file); };
+  stream.on('ready', housekeep);
+  housekeep();
+  return Object.assign(stream, { settled: () => last });
 }
 
 async function openSink(a: LogbackAppender, options: RouterOptions): Promise<Sink> {
@@ -127,10 +143,15 @@ async function openSink(a: LogbackAppender, options: RouterOptions): Promise<Sin
     write: (entry, line) => void stream.write(render === undefined ? line : render(entry)),
     close: () => new Promise<void>((resolve) => {
       try { stream.flushSync?.(); } catch { /* not open yet */ }
-      if (a.kind === 'console' || stream.end === undefined) return resolve();
-      (stream as unknown as NodeJS.WritableStream).once?.('close', () => resolve());
-      stream.end();
-      setTimeout(resolve, 1000).unref();
+      const end = stream.end?.bind(stream);
+      if (a.kind === 'console' || end === undefined) return resolve();
+      const ended = new Promise<void>((done) => {
+        (stream as unknown as NodeJS.WritableStream).once?.('close', () => done());
+        end();
+        setTimeout(done, 1000).unref();
+      });
+      // A compression under way finishes before the close resolves (a stop leaves no temporary archive).
+      void ended.then(() => stream.settled?.()).then(() => resolve(), () => resolve());
     }),
   };
 }
