@@ -134,6 +134,7 @@ export class SnmpService {
   async start(): Promise<void> {
     const { logger } = this.deps;
     for (const w of this.config.warnings) logger.warn({ file: this.config.file }, w);
+    if (this.config.filtered) logger.warn({ file: this.config.file }, '<filtered> True is not acted on: SNMPv1/v2c requests are not filtered by source address (bind <localaddress> to an address only the managers reach)');
     const sockets = this.config.localAddresses.map((a) => {
       const s = socketOf(a);
       if (s === undefined) logger.warn({ address: a }, 'SNMP listening address skipped: only udp:<ip>/<port> is served');
