@@ -60,14 +60,22 @@ export type TransferMove =
   /** A restart asked for a finished transfer: only INFOSTATUS says so (`Q`). */
   | { kind: 'alreadyFinished' }
   /** History export's clean (REST v2 `/v2/server/logs?clean=true`): a row complete and OK is marked DONE. */
-  | { kind: 'clean' };
+  | { kind: 'clean' }
+  /**
+   * REST v1's table editor (`/transfers` create and update, rest-v1.md §11.1, role SYSTEM): the
+   * state columns the request gives, and UPDATEDINFO TOSUBMIT (both submit the record).
+   */
+  | { kind: 'edit'; set: StateEdit };
+
+/** The state columns an edit (REST v1 `/transfers`) may give; absent: unchanged. */
+export type StateEdit = Partial<Pick<TransferRecord, 'globalStep' | 'globalLastStep' | 'step' | 'stepStatus' | 'infoStatus'>>;
 
 export type MoveKind = TransferMove['kind'];
 
 /** A move refused from the row's current state: nothing was written. */
 export class IllegalTransitionError extends TransferError {
-  constructor(readonly move: MoveKind, readonly from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand) {
-    super(code, `transfer state: ${move} is not allowed from ${describeState(from)}`, {
+  constructor(readonly move: MoveKind, readonly from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand, to?: string) {
+    super(code, `transfer state: ${move}${to === undefined ? '' : ` to ${to}`} is not allowed from ${describeState(from)}`, {
       details: { move, globalStep: from.globalStep, globalLastStep: from.globalLastStep, updatedInfo: from.updatedInfo },
     });
     this.name = 'IllegalTransitionError';
@@ -77,6 +85,17 @@ export class IllegalTransitionError extends TransferError {
 /** `GLOBALSTEP n (NAME) / GLOBALLASTSTEP m, UPDATEDINFO u (NAME)`: for messages and test tables. */
 export function describeState(s: TransferState): string {
   return `step ${TaskStep[s.globalStep] ?? s.globalStep}/${TaskStep[s.globalLastStep] ?? s.globalLastStep}, ${UpdatedInfo[s.updatedInfo] ?? s.updatedInfo}`;
+}
+
+/** The columns an edit gives, for its refusal: `GLOBALSTEP 1, GLOBALLASTSTEP 3`. */
+function describeEdit(e: StateEdit): string {
+  const parts: string[] = [];
+  if (e.globalStep !== undefined) parts.push(`GLOBALSTEP ${e.globalStep}`);
+  if (e.globalLastStep !== undefined) parts.push(`GLOBALLASTSTEP ${e.globalLastStep}`);
+  if (e.step !== undefined) parts.push(`STEP ${e.step}`);
+  if (e.stepStatus !== undefined) parts.push(`STEPSTATUS ${e.stepStatus.char}`);
+  if (e.infoStatus !== undefined) parts.push(`INFOSTATUS ${e.infoStatus.char}`);
+  return parts.length === 0 ? 'UPDATEDINFO TOSUBMIT' : parts.join(', ');
 }
 
 /** True when the row is finished for good (complete): only a `Q` mark may still change it. */
@@ -191,7 +210,8 @@ export const FINISHED_DONE: BulkMove = {
 interface MoveRule<K extends MoveKind> {
   /** In words, for the documentation and the refusal tables of the tests. */
   readonly from: string;
-  readonly legal: (s: TransferState) => boolean;
+  /** `m`: the move, when its payload decides too (edit); isLegal() asks without it. */
+  readonly legal: (s: TransferState, m?: Extract<TransferMove, { kind: K }>) => boolean;
   readonly apply: (s: TransferState, m: Extract<TransferMove, { kind: K }>) => TransferStateChange;
   /** The code of the refusal (IncorrectCommand unless a more precise one exists). */
   readonly refusal?: (s: TransferState) => ErrorCodeInfo;
@@ -335,11 +355,29 @@ export const MOVES: MoveTable = {
     legal: (s) => s.globalStep === TaskStep.ALLDONETASK && s.infoStatus === ErrorCode.CompleteOk && s.updatedInfo !== UpdatedInfo.DONE,
     apply: () => ({ updatedInfo: UpdatedInfo.DONE }),
   },
+  edit: {
+    // A table editor may set any consistent state of a row no transfer writes now: GLOBALLASTSTEP
+    // is a restart point (never ERRORTASK), GLOBALSTEP never behind it, STEP at least -1; the
+    // steps of a finished row stay (a restart of a finished transfer is refused too).
+    from: 'not RUNNING; the result: GLOBALLASTSTEP 0 to 4, GLOBALSTEP at or after it, STEP >= -1, a finished row keeps its steps',
+    legal: (s, m) => {
+      if (s.updatedInfo === UpdatedInfo.RUNNING) return false;
+      if (m === undefined) return true;
+      const step = m.set.globalStep ?? s.globalStep;
+      const last = m.set.globalLastStep ?? s.globalLastStep;
+      if (last < TaskStep.NOTASK || last > TaskStep.ALLDONETASK || step < last || step > TaskStep.ERRORTASK) return false;
+      if (m.set.step !== undefined && (!Number.isInteger(m.set.step) || m.set.step < -1)) return false;
+      return !isFinished(s) || (step === s.globalStep && last === s.globalLastStep);
+    },
+    apply: (_s, m) => ({ ...m.set, updatedInfo: UpdatedInfo.TOSUBMIT }),
+    refusal: (s) => (s.updatedInfo === UpdatedInfo.RUNNING ? ErrorCode.QueryStillRunning : isFinished(s) ? ErrorCode.QueryAlreadyFinished : ErrorCode.IncorrectCommand),
+  },
 };
 
-/** True when `move` is legal from `state`. */
-export function isLegal(state: TransferState, kind: MoveKind): boolean {
-  return MOVES[kind].legal(state);
+/** True when `move` is legal from `state` (a kind alone: whatever its payload, for the moves whose payload decides too). */
+export function isLegal(state: TransferState, move: MoveKind | TransferMove): boolean {
+  if (typeof move === 'string') return MOVES[move].legal(state);
+  return (MOVES[move.kind] as MoveRule<MoveKind>).legal(state, move as never);
 }
 
 /**
@@ -349,7 +387,9 @@ export function isLegal(state: TransferState, kind: MoveKind): boolean {
  */
 export function transition(state: TransferState, move: TransferMove): StateChange {
   const rule = MOVES[move.kind] as MoveRule<MoveKind>;
-  if (!rule.legal(state)) throw new IllegalTransitionError(move.kind, state, rule.refusal?.(state) ?? ErrorCode.IncorrectCommand);
+  if (!rule.legal(state, move as never)) {
+    throw new IllegalTransitionError(move.kind, state, rule.refusal?.(state) ?? ErrorCode.IncorrectCommand, move.kind === 'edit' ? describeEdit(move.set) : undefined);
+  }
   return rule.apply(state, move as never) as StateChange;
 }
 

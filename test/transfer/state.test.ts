@@ -56,11 +56,15 @@ const legal: Array<[string, TransferState, TransferMove, Record<string, unknown>
   ['restart at the post-tasks', state(ERRORTASK, POSTTASK, INERROR), { kind: 'restart', at }, { globalStep: POSTTASK, stepStatus: ErrorCode.TransferOk }],
   ['restart of a row never started', state(ERRORTASK, NOTASK, INERROR), { kind: 'restart', at }, { globalStep: NOTASK, stepStatus: ErrorCode.Unknown }],
   ['restart of a finished row: Q only', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'alreadyFinished' }, { infoStatus: ErrorCode.QueryAlreadyFinished }],
+  ['v1 edit of a stored row: the columns given, submitted', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'edit', set: { globalStep: TRANSFERTASK, stepStatus: ErrorCode.PreProcessingOk } }, { globalStep: TRANSFERTASK, stepStatus: ErrorCode.PreProcessingOk, updatedInfo: TOSUBMIT }],
+  ['v1 edit of a new row to a finished state', state(NOTASK, NOTASK, TOSUBMIT), { kind: 'edit', set: { globalStep: ALLDONETASK } }, { globalStep: ALLDONETASK, updatedInfo: TOSUBMIT }],
+  ['v1 edit of a finished row, steps kept', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'edit', set: { globalStep: ALLDONETASK, infoStatus: ErrorCode.CompleteOk } }, { updatedInfo: TOSUBMIT }],
 ];
 
 describe('transfer state machine: legal moves', () => {
   it.each(legal)('%s', (_name, from, move, expected) => {
     expect(isLegal(from, move.kind)).toBe(true);
+    expect(isLegal(from, move)).toBe(true);
     expect(transition(from, move)).toMatchObject(expected);
   });
 
@@ -99,11 +103,16 @@ const illegal: Array<[string, TransferState, TransferMove, string]> = [
   ['clean of a row already DONE', state(ALLDONETASK, ALLDONETASK, DONE, { infoStatus: ErrorCode.CompleteOk }), { kind: 'clean' }, 'IncorrectCommand'],
   ['clean of a row in error', state(ERRORTASK, TRANSFERTASK, INERROR, { infoStatus: ErrorCode.CompleteOk }), { kind: 'clean' }, 'IncorrectCommand'],
   ['retry of a finished row', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'retryLater', at }, 'QueryAlreadyFinished'],
+  ['v1 edit of a running row', state(TRANSFERTASK, TRANSFERTASK, RUNNING), { kind: 'edit', set: {} }, 'QueryStillRunning'],
+  ['v1 edit to GLOBALLASTSTEP ERRORTASK', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'edit', set: { globalLastStep: ERRORTASK } }, 'IncorrectCommand'],
+  ['v1 edit to GLOBALSTEP behind GLOBALLASTSTEP', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'edit', set: { globalStep: PRETASK } }, 'IncorrectCommand'],
+  ['v1 edit to STEP -2', state(ERRORTASK, TRANSFERTASK, INERROR), { kind: 'edit', set: { step: -2 } }, 'IncorrectCommand'],
+  ['v1 edit reopening a finished row', state(ALLDONETASK, ALLDONETASK, DONE), { kind: 'edit', set: { globalStep: TRANSFERTASK, globalLastStep: TRANSFERTASK } }, 'QueryAlreadyFinished'],
 ];
 
 describe('transfer state machine: illegal moves are refused', () => {
   it.each(illegal)('%s', (_name, from, move, code) => {
-    expect(isLegal(from, move.kind)).toBe(false);
+    expect(isLegal(from, move)).toBe(false);
     let thrown: unknown;
     try {
       transition(from, move);

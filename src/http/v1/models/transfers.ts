@@ -10,7 +10,7 @@ import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '..
 import { parseIsoDate } from '../../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../../store/index.js';
 import { infoInteger, readInfoMap } from '../../../tasks/transfer-info.js';
-import { initialState } from '../../../transfer/state.js';
+import { IllegalTransitionError, initialState, transition, type StateEdit } from '../../../transfer/state.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { bool, int, long, ModelError, parseId, SQL, text, type DataModel, type ModelArgs } from './model.js';
@@ -76,29 +76,51 @@ function mode(args: ModelArgs): TransferMode | undefined {
   return n as TransferMode | undefined;
 }
 
-/** Applies the supplied columns over `r` (create and update share this; keys exact upper case). */
+/**
+ * Applies the supplied columns over `r` (create and update share this; keys exact upper case).
+ * The state columns (GLOBALSTEP, GLOBALLASTSTEP, STEP, STEPSTATUS, INFOSTATUS, and UPDATEDINFO,
+ * ignored on input and forced to TOSUBMIT: create and update submit the record, §11) change
+ * through the state machine's `edit` move (src/transfer/state.ts): an illegal one (a row a
+ * transfer writes now, GLOBALLASTSTEP 5, GLOBALSTEP behind GLOBALLASTSTEP, the steps of a finished
+ * row) is a 400 with its reason, and `r` is left as it was.
+ */
 function applyFields(ctx: RestListenerContext, r: TransferRecord, args: ModelArgs): void {
   const s = (name: string): string | undefined => text(args, name, false);
-  r.idRule = s('IDRULE') ?? r.idRule;
-  r.mode = mode(args) ?? r.mode;
-  r.retrieveMode = bool(args, 'RETRIEVEMODE', false) ?? r.retrieveMode;
-  r.filename = s('FILENAME') ?? r.filename;
-  r.originalName = s('ORIGINALNAME') ?? r.originalName;
-  r.fileInfo = s('FILEINFO') ?? r.fileInfo;
-  r.isMoved = bool(args, 'ISMOVED', false) ?? r.isMoved;
-  r.blockSize = int(args, 'BLOCKSZ', false) ?? r.blockSize;
+  // Every value is read (and refused when malformed, in the columns' order) before `r` changes.
+  const fields: Partial<TransferRecord> = {
+    idRule: s('IDRULE') ?? r.idRule,
+    mode: mode(args) ?? r.mode,
+    retrieveMode: bool(args, 'RETRIEVEMODE', false) ?? r.retrieveMode,
+    filename: s('FILENAME') ?? r.filename,
+    originalName: s('ORIGINALNAME') ?? r.originalName,
+    fileInfo: s('FILEINFO') ?? r.fileInfo,
+    isMoved: bool(args, 'ISMOVED', false) ?? r.isMoved,
+    blockSize: int(args, 'BLOCKSZ', false) ?? r.blockSize,
+  };
   const info = s('TRANSFERINFO');
-  if (info !== undefined) r.transferInfo = info.trim() === '' ? '{}' : info;
-  r.globalStep = step(args, 'GLOBALSTEP') ?? r.globalStep;
-  r.globalLastStep = step(args, 'GLOBALLASTSTEP') ?? r.globalLastStep;
-  r.step = int(args, 'STEP', false) ?? r.step;
-  r.stepStatus = status(args, 'STEPSTATUS') ?? r.stepStatus;
-  r.infoStatus = status(args, 'INFOSTATUS') ?? r.infoStatus;
-  r.rank = int(args, 'RANK', false) ?? r.rank;
-  r.start = instant(ctx, args, 'STARTTRANS') ?? r.start;
-  r.stop = instant(ctx, args, 'STOPTRANS') ?? r.stop;
-  // UPDATEDINFO is ignored on input: create and update submit the record (§11).
-  r.updatedInfo = UpdatedInfo.TOSUBMIT;
+  if (info !== undefined) fields.transferInfo = info.trim() === '' ? '{}' : info;
+  const set: StateEdit = {};
+  const globalStep = step(args, 'GLOBALSTEP');
+  if (globalStep !== undefined) set.globalStep = globalStep;
+  const globalLastStep = step(args, 'GLOBALLASTSTEP');
+  if (globalLastStep !== undefined) set.globalLastStep = globalLastStep;
+  const subStep = int(args, 'STEP', false);
+  if (subStep !== undefined) set.step = subStep;
+  const stepStatus = status(args, 'STEPSTATUS');
+  if (stepStatus !== undefined) set.stepStatus = stepStatus;
+  const infoStatus = status(args, 'INFOSTATUS');
+  if (infoStatus !== undefined) set.infoStatus = infoStatus;
+  fields.rank = int(args, 'RANK', false) ?? r.rank;
+  fields.start = instant(ctx, args, 'STARTTRANS') ?? r.start;
+  fields.stop = instant(ctx, args, 'STOPTRANS') ?? r.stop;
+  let change;
+  try {
+    change = transition(r, { kind: 'edit', set });
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) throw new ModelError(400, `transfer ${r.specialId}: ${err.message}`);
+    throw err;
+  }
+  Object.assign(r, fields, change);
 }
 
 /** The key of `/transfers/<id>?REQUESTER=..&REQUESTED=..`; the owner is always this server. */
