@@ -77,6 +77,8 @@ export interface ConnectionOptions {
 export class Connection extends EventEmitter {
   /** The partner this connection is authenticated with, for reuse on later channels (§6.6). */
   authenticatedPartner: AuthenticatedPartner | undefined;
+  /** Host ids of the partner entries that authenticated on this connection (a per-partner close finds it by them). */
+  readonly partnerIds = new Set<string>();
   /** True once any channel authenticated: an unauthenticated peer sending garbage is dropped. */
   private everAuthenticated = false;
   private readonly channels = new Map<number, LocalChannel>();
@@ -193,6 +195,7 @@ export class Connection extends EventEmitter {
   /** Marks the connection as having carried a successful authentication. */
   markAuthenticated(partner: AuthenticatedPartner, reusable: boolean): void {
     this.everAuthenticated = true;
+    this.partnerIds.add(partner.host.hostId);
     this.splitter.maxFrameLength = this.options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
     if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
     this.handshakeTimer = null;

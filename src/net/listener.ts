@@ -181,6 +181,14 @@ export class R66Listener {
     return false;
   }
 
+  /** Closes the accepted connections on which the partner `hostId` authenticated; resolves with how many. */
+  async closePartner(hostId: string, reason: Error): Promise<number> {
+    const found = [...this.connections].filter((c) => c.partnerIds.has(hostId));
+    for (const c of found) c.close(reason);
+    await Promise.all(found.map((c) => c.closed));
+    return found.length;
+  }
+
   /** The server shuts down: "Shutdown forced" on every open channel of its connections (§9.12). */
   notifyShutdown(): void {
     for (const c of this.connections) c.notifyShutdown();

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { DirectoryConfig, LimitConfig, SecurityConfig, ServerConfig, SslConfig } from '../config/index.js';
 import { decryptPasswordHexBytes, securityOf } from '../config/index.js';
 import { digestFromIndex } from '../model/digest.js';
+import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import type { Rule } from '../model/rule.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
@@ -21,6 +22,7 @@ import { RequestHandlers } from './handlers.js';
 import { R66Listener } from './listener.js';
 import { partnerDirectoryFrom } from './partner.js';
 import { ConnectionPool } from './pool.js';
+import { R66Error } from './errors.js';
 import { RateLimitedLog } from './rate-log.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls.js';
 
@@ -197,6 +199,16 @@ export class R66Network {
     const listener = new R66Listener(ctx, options);
     await listener.start();
     this.listeners.push(listener);
+  }
+
+  /**
+   * Closes every R66 connection with the partner `hostId`, outgoing (pool) and incoming (listeners):
+   * the Hosts page's CloseConn (web-ui.md §2.4). Resolves with how many were closed.
+   */
+  async closePartner(hostId: string): Promise<number> {
+    const reason = new R66Error(`connections with ${hostId} closed by an administrator`, ErrorCode.Disconnection);
+    const counts = await Promise.all([this.outgoing?.closePartner(hostId, reason) ?? 0, ...this.listeners.map((l) => l.closePartner(hostId, reason))]);
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   /** Incoming connections open now, on every listener (the pool counts the outgoing ones). */

@@ -19,6 +19,8 @@ import type { TlsMaterial } from './tls.js';
 export class ConnectionPool {
   private readonly open = new Map<string, Connection>();
   private readonly pending = new Map<string, Promise<Connection>>();
+  /** The last authentication refusal (Error A) of each partner: a blacklisting partner closes the next connections at once. */
+  private readonly refusals = new Map<string, { at: number; reason: string }>();
   private closed = false;
 
   constructor(
@@ -89,7 +91,7 @@ export class ConnectionPool {
       return { channel, partner: reused };
     }
     try {
-      const partner = await this.authenticate(channel);
+      const partner = await this.authenticate(channel, hostId);
       return { channel, partner };
     } catch (err) {
       channel.close(err as Error);
@@ -97,13 +99,19 @@ export class ConnectionPool {
     }
   }
 
-  private async authenticate(channel: LocalChannel): Promise<AuthenticatedPartner> {
+  private async authenticate(channel: LocalChannel, hostId: string): Promise<AuthenticatedPartner> {
     const connection = channel.connection;
     const isTls = connection.options.isTls;
-    await channel.send(await buildAuthent(this.ctx.identity, this.ctx.directory, isTls, channel.localId, 0));
-    const answer = await channel.receive(this.ctx.timeoutConMs, 'the Authent answer');
+    let answer;
+    try {
+      await channel.send(await buildAuthent(this.ctx.identity, this.ctx.directory, isTls, channel.localId, 0));
+      answer = await channel.receive(this.ctx.timeoutConMs, 'the Authent answer');
+    } catch (err) {
+      throw closedBeforeAnswer(err, hostId, this.refusals.get(hostId), this.ctx.timeoutConMs);
+    }
     if (answer.kind === 'error') {
       // A refusal (Error `A`) is final: no retry, the partner has blacklisted us (§6.5, trap 13.12).
+      if (answer.code === ErrorCode.BadAuthent) this.refusals.set(hostId, { at: Date.now(), reason: answer.message });
       throw new RemoteError(answer.message, answer.code);
     }
     if (answer.kind !== 'authent' || answer.way === 0) {
@@ -128,6 +136,18 @@ export class ConnectionPool {
     return outcome.partner;
   }
 
+  /**
+   * Closes the connections to the partner `hostId` (the Hosts page's CloseConn, web-ui.md §2.4): its
+   * channels fail with Disconnection, as when the partner goes away; the next conversation opens a
+   * new connection. Resolves, once they are closed, with how many there were.
+   */
+  async closePartner(hostId: string, reason: Error = new R66Error(`connections to ${hostId} closed by an administrator`, ErrorCode.Disconnection)): Promise<number> {
+    const found = [...this.open.entries()].filter(([key, c]) => key === hostId || c.partnerIds.has(hostId)).map(([, c]) => c);
+    for (const c of found) c.close(reason);
+    await Promise.all(found.map((c) => c.closed));
+    return found.length;
+  }
+
   /** The server shuts down: "Shutdown forced" on every open channel of its connections (§9.12). */
   notifyShutdown(): void {
     for (const c of this.open.values()) c.notifyShutdown();
@@ -140,4 +160,27 @@ export class ConnectionPool {
     for (const c of all) c.close();
     await Promise.all(all.map((c) => c.closed));
   }
+}
+
+/** How long a refusing partner blacklists the address by default: 5 x timeoutcon (r66-protocol.md §1.4). */
+const BLACKLIST_FACTOR = 5;
+
+/**
+ * The error of a connection the partner closed before answering the Authent. A partner that refused
+ * this address's authentication blacklists it (r66-protocol.md §1.4, §6.5): it accepts the next
+ * connections and closes them, nothing sent. After a refusal seen by this process, that is the
+ * cause: BadAuthent, final (no retry, which would only keep the address banned). Without one (a new
+ * process), the original's code for a connection that cannot be validated, ConnectionImpossible,
+ * with the likely causes named instead of a bare Disconnection.
+ */
+function closedBeforeAnswer(err: unknown, hostId: string, refused: { at: number; reason: string } | undefined, timeoutConMs: number): unknown {
+  if (!(err instanceof R66Error) || err.code !== ErrorCode.Disconnection || err instanceof RemoteError) return err;
+  if (refused !== undefined && Date.now() - refused.at < BLACKLIST_FACTOR * timeoutConMs) {
+    const when = new Date(refused.at).toISOString();
+    return new R66Error(`${hostId} closed the connection without answering: this address is blacklisted since ${hostId} refused its authentication at ${when} (${refused.reason})`, ErrorCode.BadAuthent);
+  }
+  return new R66Error(
+    `${hostId} closed the connection without answering the authentication: it refuses this address (blacklisted for 5 x timeoutcon after a refused authentication: check this host's id and key in ${hostId}'s partner table), or it is shutting down or at its connection limit`,
+    ErrorCode.ConnectionImpossible,
+  );
 }
