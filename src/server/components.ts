@@ -40,7 +40,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
     transfers,
     new MonitorComponent(runtime, { transfers, network }),
     ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
-    new WebAreas({ config: runtime.config, log: runtime.log, services: liveRestServices(runtime, { transfers, business, tasks: tasks.registry }), events: () => transfers.engine, pool: () => network.pool }),
+    new WebAreas({ config: runtime.config, log: runtime.log, services: liveRestServices(runtime, { transfers, business, tasks: tasks.registry }), events: () => transfers.engine, pool: () => network.pool, closeConnections: (id) => network.closePartner(id) }),
   ];
 }
 
