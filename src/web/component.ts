@@ -6,13 +6,14 @@
  */
 import type { Logger } from 'pino';
 import { sendMessage } from '../client/message.js';
-import type { ServerConfig } from '../config/index.js';
+import { securityOf, type ServerConfig } from '../config/index.js';
+import { AuthGuard } from '../http/auth-guard.js';
 import type { RestServices } from '../http/context.js';
 import type { ConnectionPool } from '../net/pool.js';
 import { loadTlsMaterial } from '../net/tls.js';
 import { TransferOrders, type LiveTransfers } from '../operations/index.js';
 import { createAdminApp } from './admin/app.js';
-import { LoginGuard, SessionStore } from './admin/sessions.js';
+import { SessionStore } from './admin/sessions.js';
 import { LiveBroadcaster, type TransferEvents } from './live.js';
 import { createMonitorApp } from './monitor-app.js';
 import { WebListener } from './server.js';
@@ -27,6 +28,8 @@ export interface WebAreaDeps {
   events: () => (TransferEvents & LiveTransfers) | undefined;
   /** The R66 connection pool, for the Hosts page's connection test. */
   pool?: () => ConnectionPool;
+  /** Closes the R66 connections with a partner, both ways (R66Network.closePartner), for the Hosts page. */
+  closeConnections?: (hostId: string) => Promise<number>;
 }
 
 export class WebAreas {
@@ -43,6 +46,7 @@ export class WebAreas {
       rest: deps.services(),
       events: deps.events,
       ...(pool !== undefined ? { testConnection: async (hostId: string) => (await sendMessage(pool(), hostId, 'CheckConnection', deps.config.limits.timeoutCon)).answer } : {}),
+      ...(deps.closeConnections !== undefined ? { closeConnections: deps.closeConnections } : {}),
     };
   }
 
@@ -84,7 +88,7 @@ export class WebAreas {
       store: rest.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
       live: () => this.deps.events(), now: rest.now,
     });
-    const ctx = { services, orders, blocked: { value: false }, sessions: new SessionStore(config.hostId), guards: { user: new LoginGuard(), address: new LoginGuard({ maxFailures: 20 }) }, live };
+    const ctx = { services, orders, blocked: { value: false }, sessions: new SessionStore(config.hostId), guard: new AuthGuard(securityOf(config), log, Date.now, 'web administration'), live };
     return new WebListener('web-admin', network.serverHttpsPort, network.serverHttpsAddresses, () => createAdminApp(ctx, tls), 'web admin (login with serveradmin or a client-only partner)');
   }
 

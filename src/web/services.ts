@@ -1,7 +1,7 @@
 /**
  * What the web areas use from the running host: the same services as REST (store, configuration,
  * bandwidth, transfer control, request blocking, shutdown, FileWatcher reports), the engine's
- * events for live rows, and the R66 connectivity test of the Hosts page.
+ * events for live rows, and the R66 connection test and close of the Hosts page.
  */
 import type { RestServices } from '../http/context.js';
 import type { TransferEvents } from './live.js';
@@ -12,4 +12,6 @@ export interface WebServices {
   events(): TransferEvents | undefined;
   /** Sends the R66 test message to a partner; resolves to the answer text, rejects with a clear message. */
   testConnection?(hostId: string): Promise<string>;
+  /** Closes the R66 connections to and from a partner (Hosts › CloseConn); resolves with how many. */
+  closeConnections?(hostId: string): Promise<number>;
 }

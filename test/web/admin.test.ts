@@ -13,7 +13,8 @@ import { loadTlsMaterial } from '../../src/net/tls.js';
 import { TransferOrders } from '../../src/operations/index.js';
 import { createAdminApp } from '../../src/web/admin/app.js';
 import { writeSelfSignedPem } from '../../src/web/admin/self-signed.js';
-import { LoginGuard, SessionStore } from '../../src/web/admin/sessions.js';
+import { SessionStore } from '../../src/web/admin/sessions.js';
+import { AuthGuard } from '../../src/http/auth-guard.js';
 import { LiveBroadcaster } from '../../src/web/live.js';
 import { testDialects } from '../helpers/databases.js';
 import { rule } from '../helpers/hosts.js';
@@ -28,6 +29,9 @@ let ca: string;
 let dir: string;
 let live: LiveBroadcaster;
 const blocks: boolean[] = [];
+/** The lockout's clock (the REST side's AuthGuard), moved on by the lockout test. */
+let clock = Date.now();
+const LOCKOUT_MS = 60_000;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-web-admin-'));
@@ -48,7 +52,7 @@ beforeAll(async () => {
   const orders = new TransferOrders({ store: h.store, hostId: 'hosta', sslHostId: 'hosta-ssl', directories: h.config.directories, blockSize: 65536 });
   const tls = (await loadTlsMaterial({ keyPath: pem })).server;
   app = await createAdminApp({ services: { rest: h.services, events: () => undefined, testConnection: async (id) => `TestPacket: MSG:${id}:101` }, orders, blocked: { value: false },
-    sessions: new SessionStore('hosta'), guards: { user: new LoginGuard({ maxFailures: 3 }), address: new LoginGuard({ maxFailures: 100 }) }, live }, tls);
+    sessions: new SessionStore('hosta'), guard: new AuthGuard({ restMaxAuthFailures: 3, restLockoutMs: LOCKOUT_MS, restClockSkewMs: 0, warnIntervalMs: 1000 }, h.services.log, () => clock, 'web administration'), live }, tls);
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `https://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });
@@ -99,12 +103,19 @@ describe('administration area: login and sessions', () => {
     expect((await client().login('hostb', 'hostbpwd')).status).toBe(401);
   });
 
-  it('locks a user out after repeated failures, even with the right password then', async () => {
+  it('locks a user and the address out after repeated failures (the REST lockout service and its settings), until restlockout has passed', async () => {
+    // A successful login clears the address's count (as REST does): the earlier tests' failures are forgotten.
+    expect((await client().login('viewer', 'viewpwd')).status).toBe(303);
     const c = client();
     for (let i = 0; i < 3; i++) expect((await c.login('lockme', 'nope')).status).toBe(401);
     const locked = await c.login('lockme', 'lockpwd');
     expect(locked.status).toBe(429);
     expect(locked.body).toContain('Too many failed logins');
+    // The address is locked too (restmaxauthfailures failures from it): even the administrator waits.
+    expect((await client().login('admin', 'adminpwd')).status).toBe(429);
+    clock += LOCKOUT_MS + 1;
+    expect((await client().login('lockme', 'lockpwd')).status).toBe(303);
+    expect((await client().login('admin', 'adminpwd')).status).toBe(303);
   });
 
   it('a forged form (no or wrong CSRF token, or a foreign Origin) is refused and changes nothing', async () => {

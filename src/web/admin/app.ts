@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TlsOptions } from 'node:tls';
 import { formatRoleSet, hasRole, Role } from '../../config/index.js';
+import type { AuthGuard } from '../../http/auth-guard.js';
 import { safeEqual } from '../../http/credentials.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
 import { field, html, notice, page, type Frame, type Html } from '../html.js';
@@ -23,13 +24,16 @@ import { checkLogin } from './login.js';
 import { hostsPage, rulesPage } from './pages-config.js';
 import { startPage, systemPage } from './pages-system.js';
 import { cancelRestartPage, createTransferPage, exportPage, listingPage } from './pages-transfers.js';
-import type { LoginGuard, Session, SessionStore } from './sessions.js';
+import type { Session, SessionStore } from './sessions.js';
 import { spooledPage } from '../spooled.js';
 
 export interface AdminAppContext extends AdminContext {
   sessions: SessionStore;
-  /** Failed logins per user, and (with a higher limit) per source address. */
-  guards: { user: LoginGuard; address: LoginGuard };
+  /**
+   * Failed logins: the REST side's lockout service (http/auth-guard.ts), with the same settings
+   * (`restmaxauthfailures`, `restlockout`): the user and the source address are locked out apart.
+   */
+  guard: AuthGuard;
   live: LiveBroadcaster;
 }
 
@@ -91,16 +95,14 @@ async function login(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyRe
   const name = params.name?.trim() ?? '';
   const password = params.passwd ?? '';
   if (name === '' || password === '') return sendHtml(reply, logonPage(ctx, lang, notice(t('emptyLogin'), false)), 401);
-  const { user, address } = ctx.guards;
-  if (user.locked(name) || address.locked(req.ip)) return sendHtml(reply, logonPage(ctx, lang, notice(t('lockedOut'), false)), 429);
+  const { guard } = ctx;
+  if (guard.isLocked(req.ip, name)) return sendHtml(reply, logonPage(ctx, lang, notice(t('lockedOut'), false)), 429);
   const ok = await checkLogin(ctx.services.rest.config, ctx.services.rest.store, name, password);
   if (ok === undefined) {
-    user.fail(name);
-    address.fail(req.ip);
-    ctx.services.rest.log.warn({ user: name, from: req.ip }, 'web administration: bad login');
+    guard.failed(req.ip, name, 'bad login');
     return sendHtml(reply, logonPage(ctx, lang, notice(t('badLogin'), false)), 401);
   }
-  user.succeed(name);
+  guard.succeeded(req.ip, ok.user);
   const old = cookie(req, ctx.sessions.cookieName);
   if (old !== undefined) ctx.sessions.destroy(old);
   const session = ctx.sessions.create(ok.user, ok.role);

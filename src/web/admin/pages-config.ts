@@ -57,8 +57,17 @@ export async function hostsPage(r: PageRequest): Promise<PageAnswer> {
       }
     }
   } else if (action === 'CloseConn' && id !== undefined) {
-    // The connection pool closes idle connections itself and offers no per-partner close yet.
-    results.push(notice(`${t('closeConn')} ${id}: not available in this version: connections to a partner close when idle (timeoutcon)`, false));
+    const close = ctx.services.closeConnections;
+    if (close === undefined) results.push(notice(`${t('closeConn')} ${id}: this server has no R66 network`, false));
+    else {
+      try {
+        const n = await close(id);
+        rest.log.info({ partner: id }, `web administration: ${n} R66 connection(s) with the partner closed`);
+        results.push(notice(`${t('closeConn')} ${id}: ${n} ${t('connectionsClosed')}`, true));
+      } catch (err) {
+        results.push(notice(`${t('closeConn')} ${id}: ${t('failed')}: ${err instanceof Error ? err.message : String(err)}`, false));
+      }
+    }
   }
   const filter: { address?: string; isSsl?: boolean; isActive?: boolean } = {};
   if (!r.posted) {
