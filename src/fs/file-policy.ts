@@ -45,7 +45,8 @@ export function servedDirectories(dirs: { in: string; out: string; work: string;
  * PathNotAllowedError when the name, or any match, leads outside.
  */
 export async function resolvePolicyFiles(name: string, roots: FilePolicyRoots, opts: FilePolicyOptions = {}): Promise<string[]> {
-  const extra = roots.allowed.filter((r) => path.resolve(r) !== path.resolve(roots.base));
+  // The base is tried first; listed again among the allowed roots it changes nothing.
+  const extra = roots.allowed;
   const candidate = await resolveInside(roots.base, name, extra);
   const last = path.basename(candidate);
   if (opts.wildcards === false || !hasWildcard(last)) return [candidate];
