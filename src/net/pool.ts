@@ -180,7 +180,7 @@ function closedBeforeAnswer(err: unknown, hostId: string, refused: { at: number;
     return new R66Error(`${hostId} closed the connection without answering: this address is blacklisted since ${hostId} refused its authentication at ${when} (${refused.reason})`, ErrorCode.BadAuthent);
   }
   return new R66Error(
-    `${hostId} closed the connection without answering the authentication: it refuses this address (blacklisted for 5 x timeoutcon after a refused authentication: check this host's id and key in ${hostId}'s partner table), or it is shutting down or at its connection limit`,
+    `${hostId} closed the connection without answering the authentication: it refuses this address (blacklisted for 5 x timeoutcon after a refused authentication: check this host's id and key in ${hostId}'s partner table), it ended the TLS handshake (a certificate it does not trust, or a plain connection to its TLS port), or it is shutting down or at its connection limit`,
     ErrorCode.ConnectionImpossible,
   );
 }
