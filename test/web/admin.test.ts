@@ -170,6 +170,48 @@ describe('administration area: pages and actions', () => {
     expect(unknown.body).toMatch(/class="bad"/);
   });
 
+  it('CreateTransfer Update: a stored transfer gets the new rule values through the order service, same id, back to TOSUBMIT; refusals change nothing', async () => {
+    writeFileSync(join(h.config.directories.out, 'b.txt'), 'hello again');
+    const c = client();
+    await c.login('operator', 'oppwd');
+    const created = await c.post('/CreateTransfer.html', { ACTION: 'Create', host: 'hostb', rule: 'send', filename: 'a.txt', startdate: '2099/01/01 10:00' });
+    const id = BigInt(/Submit: (\d+)/.exec(created.body)![1]!);
+    const key = { specialId: id, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' };
+    await c.post('/CancelRestart.html', { ACTION: 'Stop', specid: String(id), reqd: 'hostb', reqr: 'hosta' });
+    expect((await h.store.runner.get(key))!.updatedInfo).toBe(UpdatedInfo.INERROR);
+    // The CancelRestart row links to the form, filled with the stored values.
+    const keyQuery = `SPECIALID=${id}&REQUESTER=hosta&REQUESTED=hostb&OWNERREQ=hosta`;
+    expect((await c.get(`/CancelRestart.html?startid=${id}&stopid=${id}`)).body).toContain(`CreateTransfer.html?${keyQuery.replace(/&/g, '&amp;')}`);
+    const form = await c.get(`/CreateTransfer.html?${keyQuery}`);
+    expect(form.body).toContain('value="Update"');
+    expect(form.body).toContain('value="a.txt"');
+    const keyFields = { SPECIALID: String(id), REQUESTER: 'hosta', REQUESTED: 'hostb', OWNERREQ: 'hosta' };
+    const before = await h.store.runner.get(key);
+    // The requested host cannot change; an unknown rule or a file outside the rule's directory is refused by the order service.
+    expect((await c.post(`/CreateTransfer.html?${keyQuery}`, { ACTION: 'Update', ...keyFields, host: 'other', rule: 'send', filename: 'b.txt' })).body).toContain('the requested host cannot change');
+    expect((await c.post(`/CreateTransfer.html?${keyQuery}`, { ACTION: 'Update', ...keyFields, host: 'hostb', rule: 'norule', filename: 'b.txt' })).body).toMatch(/class="bad"/);
+    expect((await c.post(`/CreateTransfer.html?${keyQuery}`, { ACTION: 'Update', ...keyFields, host: 'hostb', rule: 'send', filename: '../../etc/passwd' })).body).toMatch(/class="bad"/);
+    expect(await h.store.runner.get(key)).toEqual(before);
+    // Without a start date the stored one stays.
+    await c.post(`/CreateTransfer.html?${keyQuery}`, { ACTION: 'Update', ...keyFields, host: 'hostb', rule: 'send', filename: 'a.txt' });
+    expect((await h.store.runner.get(key))!.start.getTime()).toBe(new Date(2099, 0, 1, 10, 0).getTime());
+    const updated = await c.post(`/CreateTransfer.html?${keyQuery}`, { ACTION: 'Update', ...keyFields, host: 'hostb', rule: 'send', filename: 'b.txt', startdate: '2099/02/03 04:05', blocksize: '4096', transferinfo: 'edited', followid: '9090' });
+    expect(updated.body).toContain(`Update ${id}: done`);
+    const row = (await h.store.runner.get(key))!;
+    expect(row).toMatchObject({ originalName: 'b.txt', updatedInfo: UpdatedInfo.TOSUBMIT, blockSize: 4096, rank: 0, idRule: 'send' });
+    expect(row.fileInfo).toBe('edited {"follow":9090}');
+    expect(row.start.getTime()).toBe(new Date(2099, 1, 3, 4, 5).getTime());
+    expect(await h.store.runner.list({ ownerReq: 'hosta', specialIdFrom: id, specialIdTo: id })).toHaveLength(1);
+    // A finished transfer, or one the partner requested, is not updated.
+    await h.store.runner.insert(transferRecord(900n, { ownerReq: 'hosta', requester: 'hosta', requested: 'hostb', idRule: 'send', updatedInfo: UpdatedInfo.DONE }));
+    await h.store.runner.insert(transferRecord(901n, { ownerReq: 'hosta', requester: 'hostb', requested: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.INERROR }));
+    const done = await c.post('/CreateTransfer.html', { ACTION: 'Update', SPECIALID: '900', REQUESTER: 'hosta', REQUESTED: 'hostb', OWNERREQ: 'hosta', rule: 'send', filename: 'b.txt' });
+    expect(done.body).toContain('the transfer is finished');
+    const theirs = await c.post('/CreateTransfer.html', { ACTION: 'Update', SPECIALID: '901', REQUESTER: 'hostb', REQUESTED: 'hosta', OWNERREQ: 'hosta', rule: 'send', filename: 'b.txt' });
+    expect(theirs.body).toContain('only transfers this server requested can be updated');
+    expect((await h.store.runner.get({ specialId: 900n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }))!.updatedInfo).toBe(UpdatedInfo.DONE);
+  });
+
   it('Listing filters and pages; CancelRestart stops, restarts, cancels one row and stops all matching', async () => {
     const owned = { ownerReq: 'hosta', requester: 'hosta', requested: 'hostb' };
     for (let i = 0; i < 7; i++) {

@@ -6,7 +6,9 @@
 import { basename } from 'node:path';
 import { ErrorCode } from '../../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../../model/transfer.js';
-import { TransferError, type TransferOrder } from '../../operations/index.js';
+import { TransferError, workFileOf, type TransferOrder } from '../../operations/index.js';
+import { removeQuietly } from '../../transfer/placement.js';
+import { isFinished } from '../../transfer/state.js';
 import { exportHistoryV1 } from '../../admin/index.js';
 import { field, html, Html, notice, table } from '../html.js';
 import { flag, intParam, text, type Params } from '../params.js';
@@ -47,7 +49,9 @@ ${next !== undefined ? html`<a href="${linkTo(page, { ...base, before: next })}"
 function rowActions(r: PageRequest, page: string, rec: TransferRecord): Html {
   const keys = html`<input type="hidden" name="specid" value="${rec.specialId.toString()}"><input type="hidden" name="reqd" value="${rec.requested}"><input type="hidden" name="reqr" value="${rec.requester}">${hiddenFields(filterParams(r.params))}`;
   const label = { Stop: r.t('stop'), Cancel: r.t('cancel'), CancelClean: r.t('cancelClean'), Restart: r.t('restart') };
-  return html`${ROW_ACTIONS.map((a) => r.form(html`${keys}<button type="submit" class="minor" name="ACTION" value="${a}" aria-label="${label[a]} ${rec.specialId.toString()}">${label[a]}</button>`, { className: 'inline', action: page }))}`;
+  const edit = linkTo('CreateTransfer.html', { SPECIALID: rec.specialId.toString(), REQUESTER: rec.requester, REQUESTED: rec.requested, OWNERREQ: rec.ownerReq });
+  return html`${ROW_ACTIONS.map((a) => r.form(html`${keys}<button type="submit" class="minor" name="ACTION" value="${a}" aria-label="${label[a]} ${rec.specialId.toString()}">${label[a]}</button>`, { className: 'inline', action: page }))}
+<a href="${edit}" aria-label="${r.t('updateTransfer')} ${rec.specialId.toString()}">${r.t('update')}</a>`;
 }
 
 export async function listingPage(r: PageRequest): Promise<PageAnswer> {
@@ -115,10 +119,75 @@ export async function cancelRestartPage(r: PageRequest): Promise<PageAnswer> {
   };
 }
 
+/** The stored transfer the Update form names (`SPECIALID`, `REQUESTER`, `REQUESTED`, `OWNERREQ`), or why not. */
+async function storedToUpdate(r: PageRequest): Promise<TransferRecord | string | undefined> {
+  const { params, ctx } = r;
+  const id = text(params, 'SPECIALID');
+  if (id === undefined) return undefined;
+  const { rest } = ctx.services;
+  const requester = text(params, 'REQUESTER');
+  const requested = text(params, 'REQUESTED');
+  const owner = text(params, 'OWNERREQ') ?? rest.config.hostId;
+  if (!/^-?\d{1,19}$/.test(id) || requester === undefined || requested === undefined) return 'SPECIALID, REQUESTER and REQUESTED are required';
+  if (owner !== rest.config.hostId) return `transfer ${id} belongs to ${owner}: only this server's transfers can be updated`;
+  const record = await rest.store.runner.get({ specialId: BigInt(id), requester, requested, ownerReq: owner });
+  if (record === undefined) return `transfer ${id} (${requester} -> ${requested}) is not known`;
+  return record;
+}
+
+/**
+ * CreateTransfer `Update` (web-ui.md §2.3): the stored transfer becomes the order the form gives
+ * (rule, file, start, block size, information, follow id; the requested host stays), checked by the
+ * transfer-order service as a new submission with the same id (TransferOrders.prepare), and goes
+ * back to the scheduler (TOSUBMIT, from its start). Refused while it runs, once it is finished, or
+ * when this server is not its requester (the partner's own requests are not ours to resubmit).
+ */
+async function updateTransfer(r: PageRequest, stored: TransferRecord): Promise<{ ok: boolean; message: string; record?: TransferRecord }> {
+  const { params, ctx } = r;
+  const { rest } = ctx.services;
+  const label = `Update ${stored.specialId}`;
+  const host = text(params, 'host');
+  if (host !== undefined && host !== stored.requested) return { ok: false, message: `${label}: the requested host cannot change (${stored.requested})` };
+  if (stored.requester !== rest.config.hostId && stored.requester !== rest.config.sslHostId) return { ok: false, message: `${label}: ${stored.requester} requested this transfer: only transfers this server requested can be updated` };
+  if (rest.transfers?.isRunning(stored)) return { ok: false, message: `${label}: the transfer is running: stop it first` };
+  if (isFinished(stored)) return { ok: false, message: `${label}: the transfer is finished: create a new one` };
+  const start = text(params, 'startdate');
+  const at = start !== undefined ? parseFreeDate(start) : undefined;
+  if (start !== undefined && at === undefined) return { ok: false, message: `startdate: '${start}' is not a date (yyyy/MM/dd HH:mm)` };
+  const follow = text(params, 'followid');
+  if (follow !== undefined && !/^-?\d{1,19}$/.test(follow)) return { ok: false, message: `followid: '${follow}' is not a number` };
+  const info = text(params, 'transferinfo');
+  const order: TransferOrder = {
+    id: stored.specialId, partner: stored.requested, rule: text(params, 'rule') ?? stored.idRule, file: text(params, 'filename') ?? stored.originalName, md5: true,
+    fileInfo: follow !== undefined ? `${info ?? 'noinfo'} {"follow":${follow}}` : info ?? stored.fileInfo,
+  };
+  const block = intParam(params, 'blocksize', 0);
+  order.blockSize = block > 0 ? Math.min(block, rest.config.limits.blockSize) : stored.blockSize;
+  // Without a start date, the stored one (a scheduled transfer keeps its time).
+  order.start = at ?? stored.start;
+  try {
+    const record = await ctx.orders.prepare(order);
+    if (record.requester !== stored.requester) return { ok: false, message: `${label}: the partner's entry changed (SSL): cancel this transfer and create a new one` };
+    // The old row goes and the checked one takes its key, in one transaction: never neither.
+    await rest.store.transaction(async (tx) => {
+      await tx.runner.delete(stored);
+      await tx.runner.insert(record);
+    });
+    // The new row starts from rank 0: a partial file this host was receiving for the old one goes.
+    await removeQuietly(workFileOf(stored));
+    rest.log.info({ id: String(stored.specialId), partner: stored.requested, rule: record.idRule }, 'web administration: transfer updated and resubmitted');
+    return { ok: true, message: `${label}: ${r.t('done_')}`, record };
+  } catch (err) {
+    return { ok: false, message: `${label}: ${err instanceof TransferError ? err.message : 'failed (see the server log)'}` };
+  }
+}
+
 export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
   const { t, params, ctx } = r;
   const { rest } = ctx.services;
   const results: Html[] = [];
+  const stored = await storedToUpdate(r);
+  if (typeof stored === 'string') results.push(notice(stored, false));
   if (r.posted && params.ACTION === 'Create') {
     const host = text(params, 'host');
     const rule = text(params, 'rule');
@@ -152,18 +221,38 @@ export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
       }
     }
   }
+  let editing = typeof stored === 'object' ? stored : undefined;
   if (r.posted && params.ACTION === 'Update') {
-    // Editing a stored transfer in place bypasses the order service's checks: refused, with the way to do it.
-    results.push(notice('Update of an existing transfer is not offered: cancel it (CancelRestart) and create it again here', false));
+    if (editing === undefined) {
+      if (stored === undefined) results.push(notice('SPECIALID, REQUESTER and REQUESTED are required', false));
+    } else {
+      const res = await updateTransfer(r, editing);
+      results.push(notice(res.message, res.ok));
+      if (res.record) {
+        results.push(table(t('result'), TRANSFER_HEADERS, [transferCells(res.record, false)], [rowAttrs(res.record)]));
+        editing = res.record;
+      }
+    }
   }
   const hosts = (await rest.store.hosts.list()).map((h) => h.hostId);
   const rules = (await rest.store.rules.list()).map((x) => x.idRule);
-  const form = r.form(html`${field(t('host'), 'host', params.host, 'text', 'required list="hostlist"')}<datalist id="hostlist">${hosts.map((h) => html`<option value="${h}">`)}</datalist>
-${field(t('rule'), 'rule', params.rule, 'text', 'required list="rulelist"')}<datalist id="rulelist">${rules.map((x) => html`<option value="${x}">`)}</datalist>
-${field(t('file'), 'filename', params.filename, 'text', 'required')}${field(t('transferInfo'), 'transferinfo', params.transferinfo)}
-${field(t('startAt'), 'startdate', params.startdate)}${field(t('blockSize'), 'blocksize', params.blocksize, 'number', 'min="1"')}${field(t('followId'), 'followid', params.followid)}
-<div class="actions"><button type="submit" name="ACTION" value="Create">${t('create')}</button></div>`, { action: 'CreateTransfer.html' });
-  return { body: html`<h2>${t('create')}</h2>${results}${form}` };
+  // Updating: the stored values fill the form (what was posted wins), the key rides along hidden.
+  const value = (name: string, fromRow: string | undefined): string | undefined => params[name] ?? fromRow;
+  const e = editing;
+  const keyFields = e === undefined ? html`` : hiddenFields({ SPECIALID: e.specialId.toString(), REQUESTER: e.requester, REQUESTED: e.requested, OWNERREQ: e.ownerReq });
+  const form = r.form(html`${keyFields}${field(t('host'), 'host', e?.requested ?? params.host, 'text', `required list="hostlist"${e ? ' readonly' : ''}`)}<datalist id="hostlist">${hosts.map((h) => html`<option value="${h}">`)}</datalist>
+${field(t('rule'), 'rule', value('rule', e?.idRule), 'text', 'required list="rulelist"')}<datalist id="rulelist">${rules.map((x) => html`<option value="${x}">`)}</datalist>
+${field(t('file'), 'filename', value('filename', e?.originalName), 'text', 'required')}${field(t('transferInfo'), 'transferinfo', value('transferinfo', e?.fileInfo))}
+${field(t('startAt'), 'startdate', value('startdate', e ? formatFreeDate(e.start) : undefined))}${field(t('blockSize'), 'blocksize', value('blocksize', e ? String(e.blockSize) : undefined), 'number', 'min="1"')}${field(t('followId'), 'followid', params.followid)}
+<div class="actions">${e === undefined ? html`<button type="submit" name="ACTION" value="Create">${t('create')}</button>`
+    : html`<button type="submit" name="ACTION" value="Update">${t('updateTransfer')} ${e.specialId.toString()}</button>`}</div>`, { action: 'CreateTransfer.html' });
+  return { body: html`<h2>${e === undefined ? t('create') : html`${t('updateTransfer')} ${e.specialId.toString()}`}</h2>${results}${form}` };
+}
+
+/** `yyyy/MM/dd HH:mm` in local time, as the start date field reads it back (parseFreeDate). */
+function formatFreeDate(d: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}/${p(d.getMonth() + 1)}/${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 export async function exportPage(r: PageRequest): Promise<PageAnswer> {
