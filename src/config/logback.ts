@@ -154,12 +154,15 @@ export async function loadLogbackSettings(file: string, env: NodeJS.ProcessEnv =
       const namePattern = policy ? text(child(policy, 'fileNamePattern'), where) : undefined;
       const size = text(policy ? child(policy, 'maxFileSize') : undefined, where) ?? text(trigger ? child(trigger, 'maxFileSize') : undefined, where);
       const history = text(policy ? child(policy, 'maxHistory') ?? child(policy, 'maxIndex') : undefined, where);
+      // logback sizes: a bare number is bytes (pino-roll would read it as megabytes).
+      const fileSize = size === undefined ? undefined : sizeInBytes(size);
+      if (size !== undefined && fileSize === undefined) warnings.push(`${path}: ${where}: maxFileSize ${size} is not a size (e.g. 10MB); not rolled by size`);
       const capText = text(policy ? child(policy, 'totalSizeCap') : undefined, where);
       const cap = capText === undefined ? undefined : sizeInBytes(capText);
       if (capText !== undefined && cap === undefined) warnings.push(`${path}: ${where}: totalSizeCap ${capText} is not a size (e.g. 1GB); ignored`);
       const compression = /\.gz$/i.test(namePattern ?? '') ? 'gz' : /\.zip$/i.test(namePattern ?? '') ? 'zip' : undefined;
       rolling = {
-        frequency: namePattern ? frequencyOf(namePattern) : undefined, size: size?.replace(/\s*(b|kb|mb|gb)$/i, (u) => u.trim()[0]!.toLowerCase()), maxHistory: history ? Number(history) : undefined,
+        frequency: namePattern ? frequencyOf(namePattern) : undefined, size: fileSize === undefined ? undefined : `${fileSize}b`, maxHistory: history ? Number(history) : undefined,
         ...(compression !== undefined ? { compression } : {}), ...(cap !== undefined ? { totalSizeCap: cap } : {}),
       };
       // Without <file> logback writes straight to the pattern's name; we keep one active file beside it.

@@ -104,6 +104,18 @@ describe('rolled log files: compression and totalSizeCap (logback fileNamePatter
     expect(rolled.map((s) => numberOf(s.n)).sort((x, y) => x - y)).toEqual(Array.from({ length: rolled.length }, (_v, i) => newest - rolled.length + i));
   });
 
+  it('sizes as logback reads them: a bare number is bytes, units KB/MB/GB with or without a space; a wrong one is warned', async () => {
+    const file = path.join(dir, 'sizes.xml');
+    await writeFile(file, logback(path.join(dir, 'sizes'), 'r66.%i.log.zip', '<totalSizeCap>5 MB</totalSizeCap>').replace('<maxFileSize>1KB</maxFileSize>', '<maxFileSize>2048</maxFileSize>'));
+    expect((await loadLogbackSettings(file, {})).appenders[0]!.rolling).toMatchObject({ size: '2048b', totalSizeCap: 5 * 1024 ** 2, compression: 'zip' });
+    await writeFile(file, logback(path.join(dir, 'sizes'), 'r66.%i.log', '<totalSizeCap>lots</totalSizeCap>').replace('<maxFileSize>1KB</maxFileSize>', '<maxFileSize>big</maxFileSize>'));
+    const wrong = await loadLogbackSettings(file, {});
+    expect(wrong.warnings.join('\n')).toMatch(/maxFileSize big is not a size/);
+    expect(wrong.warnings.join('\n')).toMatch(/totalSizeCap lots is not a size/);
+    const r = wrong.appenders[0]!.rolling!;
+    expect([r.size, r.totalSizeCap, r.compression]).toEqual([undefined, undefined, undefined]);
+  });
+
   it('a numbering restarted by pino-roll never overwrites an archive; leftovers of a dead process are removed', async () => {
     const logDir = path.join(dir, 'restart');
     await mkdir(logDir, { recursive: true });

@@ -56,7 +56,7 @@ describe('logback files honoured (docs/logging.md)', () => {
     expect(settings.warnings.join('\n')).toMatch(/SyslogAppender is not supported/);
     expect(settings.warnings.join('\n')).not.toMatch(/totalSizeCap/);
     expect(settings.appenders.find((a) => a.name === 'FILE')).toMatchObject({
-      kind: 'rolling', file: path.join(logDir, 'r66.log'), rolling: { frequency: 'daily', size: '1k', maxHistory: 2, compression: 'gz', totalSizeCap: 1024 ** 3 },
+      kind: 'rolling', file: path.join(logDir, 'r66.log'), rolling: { frequency: 'daily', size: '1024b', maxHistory: 2, compression: 'gz', totalSizeCap: 1024 ** 3 },
     });
 
     const consoleFile = path.join(dir, 'console.txt');
