@@ -7,6 +7,7 @@ import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
+import type { TransferOrders } from '../operations/index.js';
 import { TransferEngine, type AttemptSignals, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
@@ -35,8 +36,12 @@ interface DirectResult {
  */
 const ANY_FILE_OF_THE_LOCAL_USER = ['/'] as const;
 
-/** A transfer engine of this client process (its store, pool and directories); `extraServed`: see TransferEngineOptions. */
-export async function openEngine(session: ClientSession, extraServed: readonly string[] = []): Promise<TransferEngine> {
+/**
+ * A transfer engine of this client process (its store, pool and directories); `extraServed`: see
+ * TransferEngineOptions. `orders`: the process's order service when it exists before the engine
+ * (the FileWatcher's); else the engine's own (`engine.orders`), which the commands call.
+ */
+export async function openEngine(session: ClientSession, extraServed: readonly string[] = [], orders?: TransferOrders): Promise<TransferEngine> {
   const { ctx, pool } = await session.network();
   const { config } = session;
   return new TransferEngine({
@@ -49,6 +54,7 @@ export async function openEngine(session: ClientSession, extraServed: readonly s
     logger: session.logger,
     ownerId: config.hostId,
     extraServed,
+    ...(orders !== undefined ? { orders } : {}),
   });
 }
 
@@ -58,16 +64,16 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
 }
 
 /**
- * Runs one transfer and shapes its result; never throws for a transfer failure. `prepared`: its
- * creation, started earlier (msend prepares the next file while the current one runs). `signals`:
- * see TransferEngine.run().
+ * Runs one transfer through the order service (engine.orders: prepareNow, then run) and shapes
+ * its result; never throws for a transfer failure. `prepared`: its creation, started earlier
+ * (msend prepares the next file while the current one runs). `signals`: see TransferEngine.run().
  */
 async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, signals?: AttemptSignals): Promise<DirectResult> {
   const started = Date.now();
   const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
   let outcome: TransferOutcome;
   try {
-    outcome = await engine.run(await (prepared ?? engine.prepare(req)), signals);
+    outcome = await engine.orders.run(await (prepared ?? engine.orders.prepareNow(req)), signals);
   } catch (err) {
     if (!(err instanceof R66Error)) throw err;
     // No transfer record could be created: the original's "Unknown" failure.
@@ -183,7 +189,7 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
         const request = (file: string): TransferRequest => baseRequest(partnerId, known.idRule, file, targs);
         const prepare = (file: string | undefined): Promise<PreparedTransfer> | undefined => {
           if (file === undefined) return undefined;
-          const p = engine.prepare(request(file));
+          const p = engine.orders.prepareNow(request(file));
           p.catch(() => undefined);
           return p;
         };

@@ -124,8 +124,9 @@ async function inform(session: ClientSession, host: string, header: string): Pro
 /**
  * The watchers' orders through the one order service (src/operations) of this client: submit
  * writes the TOSUBMIT row, send now runs on this process's engine, opened at the first direct
- * transfer. The watched directories are where the files to send lie (file policy), for the
- * service's check as for the engine's (and its restarts of the same ids).
+ * transfer with this same service as its `orders` (one TransferOrders per process). The watched
+ * directories are where the files to send lie (file policy), for the service's checks and the
+ * rows it creates for the engine (and its restarts of the same ids).
  */
 function watchOrders(session: ClientSession, watched: string[]): ServiceOrders {
   const { config } = session;
@@ -137,7 +138,7 @@ function watchOrders(session: ClientSession, watched: string[]): ServiceOrders {
   return new ServiceOrders({
     service, store: session.store, realHostId: session.realHostId,
     startEngine: async () => {
-      engine = await openEngine(session, watched);
+      engine = await openEngine(session, watched, service);
     },
     stopEngine: async () => {
       await engine?.close();

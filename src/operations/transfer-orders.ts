@@ -14,10 +14,14 @@ import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, ruleAllowsHost, type Rule } from '../model/rule.js';
 import { TransferError } from '../model/transfer-error.js';
+import { R66Error } from '../net/errors.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { isFinished } from '../transfer/state.js';
-import type { ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
+import type { PreparedTransfer } from '../transfer/engine.js';
+import type { AttemptSignals, ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
+import { updateInfoMap } from '../tasks/transfer-info.js';
+import { requesterRecord, throughOf, type RequesterRecordDeps } from './requester-record.js';
 import { resolveOrderFile } from './order-files.js';
 import { newTransferRecord } from './new-record.js';
 import { removeQuietly } from '../transfer/placement.js';
@@ -46,8 +50,11 @@ export interface LiveTransfers {
   stop(ref: TransferRef): Promise<ControlResult>;
   cancel(ref: TransferRef): Promise<ControlResult>;
   restart(ref: TransferRef, at?: Date): Promise<ControlResult>;
-  /** Runs a transfer now; absent: "send now" is refused (REST's engine control has no runner). */
-  transfer?(req: TransferRequest): Promise<TransferOutcome>;
+  /**
+   * Runs a transfer prepared by TransferOrders.prepareNow() to its end (TransferEngine.run());
+   * absent: "send now" is refused (REST's engine control has no runner).
+   */
+  run?(prepared: PreparedTransfer, signals?: AttemptSignals): Promise<TransferOutcome>;
 }
 
 export interface TransferOrdersOptions {
@@ -113,7 +120,7 @@ export class TransferOrders {
   }
 
   private async partnerHost(partner: string): Promise<Host> {
-    const host = await (this.opts.partner ?? ((id: string) => this.opts.store.hosts.get(id)))(partner);
+    const host = await this.partnerOf(partner);
     if (host === undefined) throw new TransferError(ErrorCode.NotKnownHost, `partner ${partner} is not known`, { details: { reason: 'unknownPartner', partner } });
     if (partner === this.opts.hostId || partner === this.opts.sslHostId) {
       throw new TransferError(ErrorCode.LoopSelfRequestedHost, `a transfer from ${partner} to itself is not possible`);
@@ -220,17 +227,83 @@ export class TransferOrders {
     return out;
   }
 
-  /** Send now: the engine runs the transfer to its end (success or error); no engine: refused. */
+  /**
+   * Send now (the FileWatcher's direct mode, the web UI): the order's checks (partner, rule allowed
+   * for it, file policy), then the engine runs the transfer to its end (success or error); no
+   * engine: refused.
+   */
   async sendNow(order: TransferOrder): Promise<TransferOutcome> {
-    const live = this.live;
-    if (live?.transfer === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
+    this.runner();
     const host = await this.partnerHost(order.partner);
     const rule = await this.ruleFor(order.rule, host, this.ownIdFor(host));
     if (isSendMode(rule.mode)) await resolveOrderFile(rule, this.opts.directories, order.file, undefined, this.opts.extraServed);
-    return live.transfer({
+    return this.run(await this.prepareNow({
       partner: order.partner, rule: order.rule, file: order.file, md5: order.md5, blockSize: order.blockSize, fileInfo: order.fileInfo, noFollow: order.noFollow,
       ...(order.id !== undefined ? { id: order.id } : {}),
-    });
+    }));
+  }
+
+  /**
+   * The first half of a transfer run now (CLI send/msend, sendNow, the engine's transfer()): its
+   * row, checked (partner, rule, `send`: the rule's direction, the file under the policy) and not
+   * written yet: the first attempt inserts it with its own columns (one INSERT). An id whose row
+   * exists: that row (`send -id`). Throws the engine's R66Error when no transfer can be created;
+   * a file to send that is missing gives a row whose attempt fails with FileNotFound.
+   */
+  async prepareNow(req: TransferRequest, opts: { send?: boolean } = {}): Promise<PreparedTransfer> {
+    const { record, file, inserted, rule, partner } = await requesterRecord(this.recordDeps(), req, UpdatedInfo.UNKNOWN, false, opts.send);
+    const through = req.stream !== undefined ? throughOf(record, req.stream) : null;
+    return { record, through, first: { inserted, file, rule, partner } };
+  }
+
+  /**
+   * The second half: the engine runs the prepared transfer to its end. `signals`: told when an
+   * attempt waits for the partner and once the outcome is decided (msend prepares the next file
+   * meanwhile). No engine: refused.
+   */
+  run(prepared: PreparedTransfer, signals?: AttemptSignals): Promise<TransferOutcome> {
+    return this.runner()(prepared, signals);
+  }
+
+  private runner(): (prepared: PreparedTransfer, signals?: AttemptSignals) => Promise<TransferOutcome> {
+    const live = this.live;
+    if (live?.run === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
+    return live.run.bind(live);
+  }
+
+  /**
+   * Submit for the scheduler as a task does (TRANSFER task, business TRANSFER, tasks.md §8): the
+   * engine's checks (partner, rule, the file to send exists under the policy), a TOSUBMIT row at
+   * `req.start` (default now) inserted; an id whose row exists goes back to the scheduler
+   * (retryLater). A through stream is refused (it cannot wait in the database). Returns the id.
+   */
+  async submitLater(req: TransferRequest): Promise<bigint> {
+    if (req.stream !== undefined) throw new R66Error('a through transfer (stream) runs now: it cannot be submitted for later', ErrorCode.IncorrectCommand);
+    const { record } = await requesterRecord(this.recordDeps(), req, UpdatedInfo.TOSUBMIT, true);
+    return record.specialId;
+  }
+
+  /**
+   * RESCHEDULE (tasks.md §8) of the transfer `record` running here: its next attempt at `at`
+   * (STARTTRANS) and the RESCHEDULE mark in TRANSFERINFO. The state columns are the error end's
+   * (move inError, rescheduled: TOSUBMIT), written by the engine after the error tasks.
+   */
+  async reschedule(record: TransferRecord, at: Date): Promise<void> {
+    await this.opts.store.runner.updateState(keyOf(record), { start: at, transferInfo: updateInfoMap(record.transferInfo, { RESCHEDULE: true }) });
+  }
+
+  private deps: RequesterRecordDeps | undefined;
+
+  private recordDeps(): RequesterRecordDeps {
+    const o = this.opts;
+    return this.deps ??= {
+      runner: o.store.runner, rule: (id) => o.store.rules.get(id), partner: (id) => this.partnerOf(id), nextTransferId: () => o.store.nextTransferId(),
+      hostId: o.hostId, sslHostId: o.sslHostId, directories: o.directories, extraServed: o.extraServed ?? [], blockSize: o.blockSize,
+    };
+  }
+
+  private partnerOf(hostId: string): Promise<Host | undefined> {
+    return this.opts.partner !== undefined ? this.opts.partner(hostId) : this.opts.store.hosts.get(hostId);
   }
 
   /** Stop: a running transfer ends with `H` on both sides (rank kept); a stored one is marked. */

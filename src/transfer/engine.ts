@@ -4,24 +4,18 @@
  * and the partners' Valid/JsonCommand orders, r66-protocol.md §9.9).
  */
 import { EventEmitter } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
-import type { Host } from '../model/host.js';
-import { isSendMode, type Rule } from '../model/rule.js';
-import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
+import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
-import { updateInfoMap, type EngineHooks, type TransferSubmission } from '../tasks/index.js';
-import { servedDirectories } from '../fs/file-policy.js';
-import { modeOf, newTransferRecord } from '../operations/new-record.js';
+import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
 import { TransferOrders } from '../operations/transfer-orders.js';
 import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
 import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
 import { isFinished, transition } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
-import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile } from './placement.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
 import { LocalControlError } from './session.js';
@@ -77,9 +71,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       emitStart: (r: TransferRecord) => this.emit('start', r),
       emitEnd: (o: TransferOutcome) => this.emit('end', o),
     };
-    this.orders = new TransferOrders({
+    // The process's one order service: the caller's (a FileWatcher's, made before its engine), else
+    // this engine's own. It creates the rows of the transfers this engine runs (prepare, submitLater).
+    this.orders = opts.orders ?? new TransferOrders({
       store: { runner: opts.store.runner, rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
-      hostId: this.ownerId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize, live: this,
+      hostId: this.ownerId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize,
+      extraServed: opts.extraServed ?? [], live: this,
     });
     if (opts.handlers) this.registerHandlers(opts.handlers);
   }
@@ -127,11 +124,6 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     return effectiveRole(this.opts.roles ?? [], hostId, isAdmin);
   }
 
-  /** The directories this host serves (file policy: where an absolute file name may lie). */
-  private get served(): string[] {
-    return servedDirectories(this.opts.directories, ...(this.opts.extraServed ?? []));
-  }
-
   /** Transfers running on this host now (either role). */
   get runningCount(): number {
     return this.core.running.size;
@@ -161,14 +153,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
   async prepare(req: TransferRequest): Promise<PreparedTransfer> {
     // The new row is inserted by the first attempt's first write (just before its Request, or its
     // failure's), with the attempt's columns: one INSERT instead of an INSERT and an UPDATE.
-    return this.prepareChecked(req);
-  }
-
-  /** prepare(), refusing a rule whose direction is not `send` (true: this host sends) when given. */
-  private async prepareChecked(req: TransferRequest, send?: boolean): Promise<PreparedTransfer> {
-    const { record, file, inserted, rule, partner } = await this.createRecord(req, UpdatedInfo.UNKNOWN, false, send);
-    const through = req.stream !== undefined ? throughOf(record, req.stream) : null;
-    return { record, through, first: { inserted, file, rule, partner } };
+    return this.orders.prepareNow(req);
   }
 
   /**
@@ -188,12 +173,12 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
 
   /** Like transfer(), refusing a rule of the receive direction (client `send`). */
   async submitSend(req: TransferRequest): Promise<TransferOutcome> {
-    return this.run(await this.prepareChecked(req, true));
+    return this.run(await this.orders.prepareNow(req, { send: true }));
   }
 
   /** Like transfer(), refusing a rule of the send direction (a pull: the partner sends). */
   async submitRecv(req: TransferRequest): Promise<TransferOutcome> {
-    return this.run(await this.prepareChecked(req, false));
+    return this.run(await this.orders.prepareNow(req, { send: false }));
   }
 
   /**
@@ -202,9 +187,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
    * when absent). Returns its id.
    */
   async submitLater(req: TransferRequest): Promise<bigint> {
-    if (req.stream !== undefined) throw new R66Error('a through transfer (stream) runs now: it cannot be submitted for later', ErrorCode.IncorrectCommand);
-    const { record } = await this.createRecord(req, UpdatedInfo.TOSUBMIT, true);
-    return record.specialId;
+    return this.orders.submitLater(req);
   }
 
   /** Runs an existing row of this host as requester (the scheduler's entry point). */
@@ -316,87 +299,18 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
     while (this.core.running.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
-  // ------------------------------------------------------------------ creation
-
-  /** The rule `ruleId`; with `send`, refused unless its direction is that one (true: this host sends). */
-  private async findRule(ruleId: string, send?: boolean): Promise<Rule> {
-    const rule = await this.core.findRule(ruleId);
-    if (rule === undefined) throw new R66Error(`rule ${ruleId} is not known on this host`, ErrorCode.IncorrectCommand);
-    if (send !== undefined && isSendMode(rule.mode) !== send) {
-      throw new R66Error(`rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`, ErrorCode.IncorrectCommand);
-    }
-    return rule;
-  }
-
-  /**
-   * The RUNNER row of a new transfer with this host as requester (database.md §6, §9.1), with the
-   * sender's local file as stat() found it. `insert = false` leaves a new row to the first
-   * attempt's first write (`inserted` says whether the row is in RUNNER already). The rule and
-   * partner entry read here are returned for the first attempt (FirstAttempt); `send` refuses a
-   * rule of the other direction (submitSend/submitRecv).
-   */
-  private async createRecord(req: TransferRequest, updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT, insert: boolean, send?: boolean): Promise<{ record: TransferRecord; file: LocalFile | null; inserted: boolean; rule?: Rule; partner: Host }> {
-    // From the pool's partner directory (the HOSTS table, or authent.xml without a database): the
-    // first attempt opens its channel with this entry (FirstAttempt.partner), not a second lookup.
-    const host = await this.opts.pool.partner(req.partner);
-    if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
-    if (req.partner === this.opts.identity.hostId || req.partner === this.opts.identity.sslHostId) {
-      throw new R66Error(`a transfer from ${req.partner} to itself is not possible`, ErrorCode.LoopSelfRequestedHost);
-    }
-    const requester = host.isSsl ? this.opts.identity.sslHostId ?? this.opts.identity.hostId : this.opts.identity.hostId;
-    if (req.id !== undefined) {
-      const existing = await this.core.runner.get({ specialId: req.id, requester, requested: req.partner, ownerReq: this.ownerId });
-      if (existing) {
-        // submitSend/submitRecv refuse the wrong direction before anything is written, as for a new one.
-        if (send !== undefined) await this.findRule(req.rule, send);
-        // For later: TOSUBMIT at its start (a finished row is refused by the state machine); now:
-        // the attempt moves it (runRequester).
-        const change = updatedInfo === UpdatedInfo.TOSUBMIT ? transition(existing, { kind: 'retryLater', at: req.start ?? existing.start }) : req.start ? { start: req.start } : {};
-        Object.assign(existing, change);
-        if (Object.keys(change).length > 0) await this.core.runner.updateState(keyOf(existing), change);
-        return { record: existing, file: null, inserted: true, partner: host };
-      }
-    }
-    const rule = await this.findRule(req.rule, send);
-    const mode = modeOf(rule, req.md5, req.stream !== undefined);
-    let file: LocalFile | null = null;
-    let notFound = false;
-    // A send-through rule's pre-tasks may produce the file (S3GET): looked for after them (runRequester).
-    if (isSendMode(mode) && req.stream === undefined && !senderFileAfterPreTasks(rule, mode, false)) {
-      // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
-      try {
-        file = await statLocalFile(ruleDirectories(rule, this.opts.directories), req.file, this.served);
-      } catch (err) {
-        // A transfer run now whose file is missing is a transfer that fails (f, its row in error,
-        // the client's exit 27) as the original's DirectTransfer does: the attempt looks again and ends it.
-        if (insert || !(err instanceof R66Error) || err.code !== ErrorCode.FileNotFound) throw err;
-        notFound = true;
-      }
-    }
-    const now = new Date();
-    const record = newTransferRecord({
-      specialId: req.id ?? (await this.opts.store.nextTransferId()), ownerId: this.ownerId, requester, partner: req.partner, rule,
-      md5: req.md5, through: req.stream !== undefined, blockSize: req.blockSize ?? this.opts.limits.blockSize, file: req.file, size: notFound ? null : file?.size ?? -1,
-      fileInfo: req.fileInfo, noFollow: req.noFollow, updatedInfo, start: req.start ?? now, now,
-    });
-    // A stream of the wrong direction is refused before anything is written.
-    if (req.stream !== undefined) throughOf(record, req.stream);
-    if (insert) await this.core.runner.insert(record);
-    return { record, file, inserted: insert, rule, partner: host };
-  }
-
   /** The hooks tasks of one transfer get (TRANSFER submits, RESCHEDULE resubmits this one). */
   private hooksFor(record: TransferRecord): EngineHooks {
     return {
       ...this.opts.hooks,
       transfers: {
         submit: (s: TransferSubmission) =>
-          this.submitLater({ partner: s.to, rule: s.rule ?? record.idRule, file: s.file ?? record.filename, md5: s.md5, blockSize: s.blockSize, fileInfo: s.info, noFollow: true, id: s.id, start: s.start }),
+          this.orders.submitLater({ partner: s.to, rule: s.rule ?? record.idRule, file: s.file ?? record.filename, md5: s.md5, blockSize: s.blockSize, fileInfo: s.info, noFollow: true, id: s.id, start: s.start }),
       },
       rescheduler: {
         reschedule: async (at: Date) => {
           record.start = at;
-          await this.core.runner.updateState(keyOf(record), { start: at, transferInfo: updateInfoMap(record.transferInfo, { RESCHEDULE: true }) });
+          await this.orders.reschedule(record, at);
         },
       },
       records: { save: async () => void (await this.core.runner.update(record)) },
@@ -409,16 +323,6 @@ export interface PreparedTransfer {
   readonly record: TransferRecord;
   readonly through: ThroughStream | null;
   readonly first: FirstAttempt;
-}
-
-/** The stream of a through transfer for its direction (Readable to send, Writable to receive). */
-function throughOf(record: TransferRecord, stream: Readable | Writable): ThroughStream {
-  if (isSendMode(record.mode)) {
-    if (typeof (stream as Readable).read !== 'function') throw new R66Error('a send through transfer needs a readable stream', ErrorCode.IncorrectCommand);
-    return { source: stream as Readable };
-  }
-  if (typeof (stream as Writable).write !== 'function') throw new R66Error('a receive through transfer needs a writable stream', ErrorCode.IncorrectCommand);
-  return { sink: stream as Writable };
 }
 
 function keyOf(r: TransferRecord): TransferKey {

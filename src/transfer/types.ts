@@ -30,6 +30,12 @@ export interface TransferEngineOptions {
    */
   extraServed?: readonly string[];
   /**
+   * The process's order service (src/operations) when the caller made it before the engine (a
+   * FileWatcher's, with the same `extraServed` and this engine as its live one); default the
+   * engine's own. `engine.orders` is it: one TransferOrders per process.
+   */
+  orders?: import('../operations/transfer-orders.js').TransferOrders;
+  /**
    * server.xml `limit` values the engine uses: blockSize, gapRestart, digest, globalDigest,
    * localDigest, compression, timeoutCon, delayRetry, runLimit, delayCommand, sessionLimit,
    * globalLimit, delayLimit.
