@@ -7,10 +7,10 @@
  * logs to `r66watcher.log` beside the PID file; the command returns once its watchers scanned once.
  * stop: SIGHUP, wait for the end, remove the PID file.
  */
-import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from './args.js';
+import { startInBackground } from './background.js';
 import { CliError } from './cli-error.js';
 import type { ClientCommandContext } from './client-session.js';
 import { runSpool } from './client-spool.js';
@@ -56,7 +56,7 @@ async function start(ctx: ClientCommandContext): Promise<number> {
   if (!daemon) {
     const pid = runningPid(pidFile);
     if (pid !== undefined) throw new CliError(`the watcher is already running (pid ${pid}, PID file ${pidFile})`, EXIT_START_FAILED);
-    if (process.env.SVC_SERVICE === '1') return startInBackground(ctx, pidFile);
+    if (process.env.SVC_SERVICE === '1') return startWatcherInBackground(ctx, pidFile);
   }
   const argv = [configFileOf(ctx.instance, 'client')];
   writePid(pidFile, process.pid);
@@ -67,7 +67,7 @@ async function start(ctx: ClientCommandContext): Promise<number> {
   }
 }
 
-function startInBackground(ctx: ClientCommandContext, pidFile: string): Promise<number> {
+function startWatcherInBackground(ctx: ClientCommandContext, pidFile: string): Promise<number> {
   const logFile = join(dirname(pidFile), 'r66watcher.log');
   let log: number;
   try {
@@ -75,36 +75,17 @@ function startInBackground(ctx: ClientCommandContext, pidFile: string): Promise<
   } catch (err) {
     throw new CliError(`cannot open the watcher log ${logFile}: ${(err as Error).message}`, EXIT_START_FAILED);
   }
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, 'watcher', 'start'], {
-    detached: true,
-    stdio: ['ignore', log, log, 'ipc'],
+  return startInBackground({
+    io: ctx.io,
+    what: 'watcher',
+    args: ['watcher', 'start'],
     env: { ...process.env, [DAEMON_ENV]: '1', CONFDIR: ctx.instance.confDir, SVC_WATCHER_PIDFILE: pidFile },
-  });
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (code: number, line: string, toErr: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (toErr) ctx.io.err(line);
-      else ctx.io.out(line);
-      if (child.connected) child.disconnect();
-      child.unref();
-      resolve(code);
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      finish(EXIT_START_FAILED, `the watcher of ${ctx.instance.name} did not scan within ${READY_TIMEOUT_MS / 1000} s; stopped it (log ${logFile})\n`, true);
-    }, READY_TIMEOUT_MS);
-    child.on('message', (msg: unknown) => {
-      if ((msg as { type?: string }).type !== 'ready' || child.pid === undefined) return;
-      writePid(pidFile, child.pid);
-      finish(EXIT_OK, `svc-r66 watcher of ${ctx.instance.name} started in the background (pid ${child.pid}, PID file ${pidFile}, log ${logFile})\n`, false);
-    });
-    child.on('exit', (code, signal) => {
-      finish(code === 0 ? EXIT_OK : SPOOL_EXIT.badSetup, `the watcher of ${ctx.instance.name} ended (exit ${code ?? signal}); see ${logFile}\n`, code !== 0);
-    });
-    child.on('error', (err) => finish(EXIT_START_FAILED, `cannot launch the watcher: ${err.message}\n`, true));
+    output: log,
+    pidFile,
+    timeoutMs: READY_TIMEOUT_MS,
+    readyText: (pid) => `svc-r66 watcher of ${ctx.instance.name} started in the background (pid ${pid}, PID file ${pidFile}, log ${logFile})\n`,
+    timeoutText: `the watcher of ${ctx.instance.name} did not scan within ${READY_TIMEOUT_MS / 1000} s; stopped it (log ${logFile})\n`,
+    exited: (code, signal) => ({ exit: code === 0 ? EXIT_OK : SPOOL_EXIT.badSetup, text: `the watcher of ${ctx.instance.name} ended (exit ${code ?? signal}); see ${logFile}\n`, ok: code === 0 }),
   });
 }
 

@@ -6,7 +6,7 @@
  * for up to 60 s); it then writes the PID file and returns 0, or returns 1 if the copy died or
  * did not get ready in time. The copy logs to `<serverhome>/log/r66server.log`.
  */
-import { spawn } from 'node:child_process';
+import { startInBackground } from './background.js';
 import { CliError } from './cli-error.js';
 import { parseArgs } from './args.js';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
@@ -50,7 +50,7 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
       });
     }
   }
-  if (ctx.env.SVC_SERVICE === '1' && !daemon) return startInBackground(ctx, pidFile);
+  if (ctx.env.SVC_SERVICE === '1' && !daemon) return startServerInBackground(ctx, pidFile);
   return runServerProcess({
     configFile: configFileOf(ctx.instance, 'server'),
     io: ctx.io,
@@ -68,40 +68,19 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
   });
 }
 
-function startInBackground(ctx: ServerCommandContext, pidFile: string): Promise<number> {
-  const script = process.argv[1] as string;
+function startServerInBackground(ctx: ServerCommandContext, pidFile: string): Promise<number> {
   // The copy gets the instance directory itself (CONFDIR) and the PID file it must remove at exit.
-  const child = spawn(process.execPath, [...process.execArgv, script, 'start'], {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  return startInBackground({
+    io: ctx.io,
+    what: 'server',
+    args: ['start'],
     env: { ...ctx.env, [DAEMON_ENV]: '1', CONFDIR: ctx.instance.confDir, PIDFILE: pidFile },
-  });
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (code: number, line: string, toErr: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (toErr) ctx.io.err(line);
-      else ctx.io.out(line);
-      if (child.connected) child.disconnect();
-      child.unref();
-      resolve(code);
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      finish(EXIT_START_FAILED, `svc-r66 server for ${ctx.instance.name} did not get ready within ${SERVICE_READY_TIMEOUT_MS / 1000} s; stopped it\n`, true);
-    }, SERVICE_READY_TIMEOUT_MS);
-    child.on('message', (msg: unknown) => {
-      const m = msg as { type?: string; hostId?: string; logFile?: string };
-      if (m.type !== 'ready' || child.pid === undefined) return;
-      writePid(pidFile, child.pid);
-      finish(EXIT_OK, `svc-r66 server ${m.hostId ?? ctx.instance.name} started in the background (pid ${child.pid}, PID file ${pidFile}, log ${m.logFile ?? '?'})\n`, false);
-    });
-    child.on('exit', (code, signal) => {
-      finish(EXIT_START_FAILED, `svc-r66 server for ${ctx.instance.name} cannot start (exit ${code ?? signal}); see its log under the serverhome's log directory\n`, true);
-    });
-    child.on('error', (err) => finish(EXIT_START_FAILED, `cannot launch the server: ${err.message}\n`, true));
+    output: 'ignore',
+    pidFile,
+    timeoutMs: SERVICE_READY_TIMEOUT_MS,
+    readyText: (pid, m) => `svc-r66 server ${typeof m.hostId === 'string' ? m.hostId : ctx.instance.name} started in the background (pid ${pid}, PID file ${pidFile}, log ${typeof m.logFile === 'string' ? m.logFile : '?'})\n`,
+    timeoutText: `svc-r66 server for ${ctx.instance.name} did not get ready within ${SERVICE_READY_TIMEOUT_MS / 1000} s; stopped it\n`,
+    exited: (code, signal) => ({ exit: EXIT_START_FAILED, text: `svc-r66 server for ${ctx.instance.name} cannot start (exit ${code ?? signal}); see its log under the serverhome's log directory\n` }),
   });
 }
 
@@ -153,5 +132,5 @@ export async function restartCommand(ctx: ServerCommandContext, args: readonly s
   if (runningPid(pidFile) === undefined) return startCommand(ctx, []);
   const code = await stopCommand(ctx, []);
   if (code !== EXIT_OK) return EXIT_START_FAILED;
-  return startInBackground(ctx, pidFile);
+  return startServerInBackground(ctx, pidFile);
 }
