@@ -223,7 +223,7 @@ async function run(rows: number, repeat: number, keep: string | undefined, resul
       fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
       shutdown: () => undefined, blockRequests: () => undefined,
     };
-    const services = { rest, events: () => undefined };
+    const services = { rest, events: () => undefined, serverLang: { value: 'en' } };
     const live = new m.LiveBroadcaster();
     closers.push(() => live.close());
     const sessions = new m.SessionStore(HOST as never);

@@ -45,6 +45,7 @@ export class WebAreas {
     return {
       rest: deps.services(),
       events: deps.events,
+      serverLang: { value: 'en' },
       ...(pool !== undefined ? { testConnection: async (hostId: string) => (await sendMessage(pool(), hostId, 'CheckConnection', deps.config.limits.timeoutCon)).answer } : {}),
       ...(deps.closeConnections !== undefined ? { closeConnections: deps.closeConnections } : {}),
     };

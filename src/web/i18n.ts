@@ -10,7 +10,7 @@ const EN = {
   networkConnections: 'Network connections', active: 'Active', error: 'In error', done: 'Finished', all: 'All transfers', status: 'Status',
   statusXml: 'Status in XML', statusXmlDetail: 'Detailed status in XML', statusJson: 'Status in JSON', statusJsonDetail: 'Detailed status in JSON',
   spooled: 'All spooled daemons', spooledDetail: 'All detailed spooled daemons', specific: 'Specific monitoring', rows: 'Number of rows (0 = all)',
-  show: 'Show', language: 'Language', noRow: 'No transfer', running: 'Running', notRunning: 'Not active', live: 'Live',
+  show: 'Show', language: 'Language', serverLanguage: 'Server language (pages of viewers who chose none)', seeAllOwner: 'Owner', noRow: 'No transfer', running: 'Running', notRunning: 'Not active', live: 'Live',
   cat_running: 'Running', cat_interrupted: 'Interrupted', cat_tosubmit: 'To submit', cat_initok: 'Initialised', cat_preok: 'Pre-processing done',
   cat_transferok: 'Transfer done', cat_postok: 'Post-processing done', cat_inerror: 'In error', cat_errortask: 'Error tasks', cat_done: 'Done', cat_all: 'All',
   problemError: 'Some Transfers are in ERROR', problemInterrupted: 'Some Transfers are INTERRUPTED', problemErrorTask: 'Some Transfers are in ERRORTASK',
@@ -46,7 +46,7 @@ const FR: Record<TextKey, string> = {
   networkConnections: 'Connexions réseau', active: 'Actifs', error: 'En erreur', done: 'Terminés', all: 'Tous les transferts', status: 'État',
   statusXml: 'État en XML', statusXmlDetail: 'État détaillé en XML', statusJson: 'État en JSON', statusJsonDetail: 'État détaillé en JSON',
   spooled: 'Tous les surveillants de répertoire', spooledDetail: 'Tous les surveillants, détaillés', specific: 'Supervision spécifique', rows: 'Nombre de lignes (0 = toutes)',
-  show: 'Afficher', language: 'Langue', noRow: 'Aucun transfert', running: 'En cours', notRunning: 'Inactif', live: 'En direct',
+  show: 'Afficher', language: 'Langue', serverLanguage: 'Langue du serveur (pages des visiteurs sans choix)', seeAllOwner: 'Propriétaire', noRow: 'Aucun transfert', running: 'En cours', notRunning: 'Inactif', live: 'En direct',
   cat_running: 'En cours', cat_interrupted: 'Interrompus', cat_tosubmit: 'À soumettre', cat_initok: 'Initialisés', cat_preok: 'Pré-traitement fait',
   cat_transferok: 'Transfert fait', cat_postok: 'Post-traitement fait', cat_inerror: 'En erreur', cat_errortask: 'Tâches d\'erreur', cat_done: 'Terminés', cat_all: 'Tous',
   problemError: 'Des transferts sont en ERREUR', problemInterrupted: 'Des transferts sont INTERROMPUS', problemErrorTask: 'Des transferts sont en ERRORTASK',
@@ -85,7 +85,8 @@ export function translator(lang: Lang): Translate {
 }
 
 /** `setLng` wins, then the `i18next` cookie; anything else is English. */
-export function pickLang(setLng: string | undefined, cookie: string | undefined): Lang {
-  const wanted = (setLng ?? cookie ?? 'en').slice(0, 2).toLowerCase();
+/** The language asked (`setLng`), else the `i18next` cookie's, else the server's (System › `changesys`, default English). */
+export function pickLang(setLng: string | undefined, cookie: string | undefined, serverLang: Lang = 'en'): Lang {
+  const wanted = (setLng ?? cookie ?? serverLang).slice(0, 2).toLowerCase();
   return wanted === 'fr' ? 'fr' : 'en';
 }

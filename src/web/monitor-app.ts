@@ -64,8 +64,8 @@ function viewQueries(view: string, owner: string, now: Date): Query[] {
   }
 }
 
-export function langOf(req: FastifyRequest, params: Params): { lang: Lang; setCookie: Record<string, string> } {
-  const lang = pickLang(params.setLng, cookie(req, 'i18next'));
+export function langOf(req: FastifyRequest, params: Params, serverLang?: Lang): { lang: Lang; setCookie: Record<string, string> } {
+  const lang = pickLang(params.setLng, cookie(req, 'i18next'), serverLang);
   return { lang, setCookie: params.setLng !== undefined ? { 'set-cookie': `i18next=${lang}; Path=/; SameSite=Lax` } : {} };
 }
 
@@ -165,7 +165,7 @@ async function handle(ctx: MonitorContext, req: FastifyRequest, reply: FastifyRe
     return reply;
   }
   const { params } = readParams(req);
-  const { lang, setCookie } = langOf(req, params);
+  const { lang, setCookie } = langOf(req, params, ctx.services.serverLang.value);
   const t = translator(lang);
   const view = viewOf(path, params);
   const nb = intParam(params, 'NB', -1);

@@ -51,7 +51,7 @@ beforeAll(async () => {
   live = new LiveBroadcaster();
   const orders = new TransferOrders({ store: h.store, hostId: 'hosta', sslHostId: 'hosta-ssl', directories: h.config.directories, blockSize: 65536 });
   const tls = (await loadTlsMaterial({ keyPath: pem })).server;
-  app = await createAdminApp({ services: { rest: h.services, events: () => undefined, testConnection: async (id) => `TestPacket: MSG:${id}:101` }, orders, blocked: { value: false },
+  app = await createAdminApp({ services: { rest: h.services, events: () => undefined, serverLang: { value: 'en' }, testConnection: async (id) => `TestPacket: MSG:${id}:101` }, orders, blocked: { value: false },
     sessions: new SessionStore('hosta'), guard: new AuthGuard({ restMaxAuthFailures: 3, restLockoutMs: LOCKOUT_MS, restClockSkewMs: 0, warnIntervalMs: 1000 }, h.services.log, () => clock, 'web administration'), live }, tls);
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `https://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -286,6 +286,47 @@ describe('administration area: pages and actions', () => {
     expect((await c.get('/Rules.html?rule=web1')).body).toContain('&lt;tasks&gt;');
     await c.post('/Rules.html', { ACTION: 'Delete', rule: 'web1' });
     expect(await h.store.rules.get('web1')).toBeUndefined();
+  });
+
+  it('seeallid: a CONFIGADMIN user named in the host configuration sees every owner\'s transfers (orders only on this server\'s); others see this server\'s', async () => {
+    await h.store.runner.insert(transferRecord(950n, { ownerReq: 'hostb', requester: 'hostb', requested: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.INERROR, filename: 'owned-by-b.txt' }));
+    await h.store.runner.insert(transferRecord(951n, { ownerReq: 'hosta', requester: 'hosta', requested: 'hostb', idRule: 'send', updatedInfo: UpdatedInfo.INERROR, filename: 'owned-by-a.txt' }));
+    const c = await admin();
+    const range = '?startid=950&stopid=951';
+    expect((await c.get(`/Listing.html${range}`)).body).not.toContain('owned-by-b.txt');
+    const hc = (await h.store.hostConfigs.get('hosta'))!;
+    await h.store.hostConfigs.upsert({ ...hc, others: hc.others.replace('</root>', '<seeallid>someone, admin</seeallid></root>') });
+    try {
+      const all = (await c.get(`/Listing.html${range}`)).body;
+      expect(all).toContain('owned-by-b.txt');
+      expect(all).toContain('owned-by-a.txt');
+      expect(all).toContain('<th scope="col">OWNERREQ</th>');
+      const orders = (await c.get(`/CancelRestart.html${range}`)).body;
+      expect(orders).toContain('owned-by-b.txt');
+      expect(orders).toContain('aria-label="Stop 951"');
+      expect(orders).not.toContain('aria-label="Stop 950"');
+      // Not CONFIGADMIN (operator: READONLY TRANSFER), even if named: this server's only.
+      await h.store.hostConfigs.upsert({ ...hc, others: hc.others.replace('</root>', '<seeallid>operator,admin</seeallid></root>') });
+      const op = client();
+      await op.login('operator', 'oppwd');
+      expect((await op.get(`/Listing.html${range}`)).body).not.toContain('owned-by-b.txt');
+    } finally {
+      await h.store.hostConfigs.upsert(hc);
+    }
+  });
+
+  it('System Language changesys: the server language becomes the pages\' language for viewers who chose none', async () => {
+    const c = await admin();
+    const page = await c.post('/System.html', { ACTION: 'Language', change: 'en', changesys: 'fr' });
+    expect(page.body).toContain('name="changesys"');
+    try {
+      // A new viewer without a language cookie: French; the administrator's own choice (cookie en) stays.
+      expect((await client().get('/index.html')).body).toContain('<html lang="fr">');
+      expect((await c.get('/index.html')).body).toContain('<html lang="en">');
+    } finally {
+      await c.post('/System.html', { ACTION: 'Language', change: 'en', changesys: 'en' });
+    }
+    expect((await client().get('/index.html')).body).toContain('<html lang="en">');
   });
 
   it('System: bandwidth, host configuration, export configuration with links, block; French on request', async () => {

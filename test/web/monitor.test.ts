@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Another owner's row (shared database): never shown.
   await h.store.runner.insert(transferRecord(4n, { ownerReq: 'other', requester: 'other', requested: 'hostb', updatedInfo: UpdatedInfo.INERROR, start: new Date(now - 10_000), filename: 'foreign.txt' }));
   live = new LiveBroadcaster({ intervalMs: 50 });
-  app = await createMonitorApp({ services: { rest: h.services, events: () => undefined }, live, status: new StatusDocuments(h.services) });
+  app = await createMonitorApp({ services: { rest: h.services, events: () => undefined, serverLang: { value: 'en' } }, live, status: new StatusDocuments(h.services) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });

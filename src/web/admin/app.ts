@@ -134,7 +134,7 @@ async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyR
   const path = (req.raw.url ?? '/').split('?')[0]!;
   const { params, voided } = readParams(req);
   const langParam = params.setLng ?? (params.ACTION === 'Language' ? params.change : undefined);
-  const lang = pickLang(langParam, cookie(req, 'i18next'));
+  const lang = pickLang(langParam, cookie(req, 'i18next'), ctx.services.serverLang.value);
   const langCookie: Record<string, string> = langParam !== undefined ? { 'set-cookie': `i18next=${lang}; Path=/; Secure; SameSite=Lax` } : {};
   const t = translator(lang);
   if (voided) return sendHtml(reply, page(frame(ctx, lang, path, undefined), notice(t('badRequest'), false)), 400);

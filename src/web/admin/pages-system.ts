@@ -26,9 +26,13 @@ export async function startPage(r: PageRequest): Promise<PageAnswer> {
   };
 }
 
-function languageForm(r: PageRequest): Html {
+const LANGS: Array<[string, string]> = [['en', 'English'], ['fr', 'Français']];
+
+/** `change`: this browser's language; `changesys` (SYSTEM only): the server's, see WebServices.serverLang. */
+function languageForm(r: PageRequest, system: boolean): Html {
   const { t, lang } = r;
-  return r.form(html`${select(t('language'), 'change', [['en', 'English'], ['fr', 'Français']], lang)}<div class="actions"><button type="submit" name="ACTION" value="Language">${t('apply')}</button></div>`, { action: 'System.html' });
+  const serverLang = r.ctx.services.serverLang.value ?? 'en';
+  return r.form(html`${select(t('language'), 'change', LANGS, lang)}${system ? select(t('serverLanguage'), 'changesys', LANGS, serverLang) : ''}<div class="actions"><button type="submit" name="ACTION" value="Language">${t('apply')}</button></div>`, { action: 'System.html' });
 }
 
 export async function systemPage(r: PageRequest): Promise<PageAnswer> {
@@ -40,9 +44,22 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
   const action = r.posted ? params.ACTION : undefined;
   if (action === 'Disconnect') return { body: notice(t('logout'), true), logout: true };
   if (limited) {
-    return { body: html`<h2>${t('system')}</h2>${languageForm(r)}<p><a href="Logout.html">${t('logout')}</a></p>` };
+    return { body: html`<h2>${t('system')}</h2>${languageForm(r, false)}<p><a href="Logout.html">${t('logout')}</a></p>` };
   }
   switch (action) {
+    case 'Language': {
+      const wanted = params.changesys;
+      const server = ctx.services.serverLang;
+      if (wanted !== undefined) {
+        if (wanted !== 'en' && wanted !== 'fr') results.push(notice(`changesys: en or fr`, false));
+        else if (wanted !== server.value) {
+          server.value = wanted;
+          rest.log.info({ lang: wanted, user: session.user }, 'web administration: server language changed (pages of viewers who chose none)');
+          results.push(notice(`${t('serverLanguage')}: ${wanted}`, true));
+        }
+      }
+      break;
+    }
     case 'Level': {
       const level = params.loglevel?.toUpperCase();
       if (level === undefined || !(LEVELS as readonly string[]).includes(level)) results.push(notice(`loglevel: one of ${LEVELS.join(', ')}`, false));
@@ -100,7 +117,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
   const num = (label: string, name: string, value: number): Html => field(label, name, String(value), 'number', 'min="0"');
   return {
     body: html`<h2>${t('system')}</h2>${results}
-<h3>${t('language')}</h3>${languageForm(r)}
+<h3>${t('language')}</h3>${languageForm(r, true)}
 <h3>${t('logLevel')}</h3>${r.form(html`${select(t('logLevel'), 'loglevel', LEVELS.map((x) => [x, x]), rest.log.level.toUpperCase())}<div class="actions"><button type="submit" name="ACTION" value="Level">${t('apply')}</button></div>`, { action: 'System.html' })}
 <h3>${t('bandwidth')}</h3>${r.form(html`${num(`${t('sessionLimits')} R`, 'BSESSR', l.readSession)}${num(`${t('sessionLimits')} W`, 'BSESSW', l.writeSession)}
 ${num(`${t('globalLimits')} R`, 'BGLOBR', l.readGlobal)}${num(`${t('globalLimits')} W`, 'BGLOBW', l.writeGlobal)}${num(t('delayLimit'), 'DTRA', l.delay)}

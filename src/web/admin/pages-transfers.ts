@@ -4,6 +4,7 @@
  * through the transfer-order service (src/operations), as REST does.
  */
 import { basename } from 'node:path';
+import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { TransferError, workFileOf, type TransferOrder } from '../../operations/index.js';
@@ -26,18 +27,36 @@ function linkTo(page: string, params: Params): string {
   return q === '' ? page : `${page}?${q}`;
 }
 
-/** The page of matching transfers, newest start first, with next/previous links. */
-async function transferTable(r: PageRequest, page: string, actions: boolean): Promise<Html> {
+/**
+ * `seeallid` (web-ui.md §2.1, config.md §3.15): a CONFIGADMIN user named in the comma-separated
+ * `<seeallid>` of this host's HOSTCONFIG OTHERS sees the transfers of every owner sharing the
+ * database. The owners are the partner table's host ids (every server or client writing to this
+ * database has its entry there), this host first. Undefined: this server's transfers only.
+ */
+export async function seeAllOwners(r: PageRequest): Promise<string[] | undefined> {
+  const { rest } = r.ctx.services;
+  if (!hasRole(r.session.role, Role.CONFIGADMIN)) return undefined;
+  const others = (await rest.store.hostConfigs.get(rest.config.hostId))?.others ?? '';
+  const ids = (/<seeallid>([^<]*)<\/seeallid>/i.exec(others)?.[1] ?? '').split(',').map((s) => s.trim());
+  if (!ids.includes(r.session.user)) return undefined;
+  return [...new Set([rest.config.hostId, ...(await rest.store.hosts.list()).map((h) => h.hostId)])];
+}
+
+/** The page of matching transfers, newest start first, with next/previous links; `seeAll`: every owner's (seeallid). */
+async function transferTable(r: PageRequest, page: string, actions: boolean, seeAll = false): Promise<Html> {
   const { t, params, ctx } = r;
   const { rest } = ctx.services;
   const f = parseFilter(params, rest.config.hostId);
+  const owners = seeAll ? await seeAllOwners(r) : undefined;
   // Keyset pages (no count, no offset): as fast on the last page of a large table as on the first.
-  const { rows: shown, next } = await transferPage(rest.store.runner, f.filter, f.limit, params.before);
+  const { rows: shown, next } = await transferPage(rest.store.runner, f.filter, f.limit, params.before, owners === undefined ? {} : { owners });
   const isRunning = (rec: TransferRecord): boolean => rest.transfers?.isRunning(rec) ?? false;
-  const headers = actions ? [...TRANSFER_HEADERS, t('actions')] : TRANSFER_HEADERS;
+  const headers = [...TRANSFER_HEADERS, ...(owners !== undefined ? ['OWNERREQ'] : []), ...(actions ? [t('actions')] : [])];
   const cells = shown.map((rec) => {
     const c = transferCells(rec, isRunning(rec));
-    if (actions) c.push(rowActions(r, page, rec));
+    if (owners !== undefined) c.push(html`${rec.ownerReq}`);
+    // Orders act on this server's transfers only: another owner's row has no buttons.
+    if (actions) c.push(rec.ownerReq === rest.config.hostId ? rowActions(r, page, rec) : html``);
     return c;
   });
   const base = filterParams(params);
@@ -55,7 +74,7 @@ function rowActions(r: PageRequest, page: string, rec: TransferRecord): Html {
 }
 
 export async function listingPage(r: PageRequest): Promise<PageAnswer> {
-  return { body: html`<h2>${r.t('listing')}</h2>${filterForm(r.t, r.params, 'Listing.html')}${await transferTable(r, 'Listing.html', false)}`, live: true };
+  return { body: html`<h2>${r.t('listing')}</h2>${filterForm(r.t, r.params, 'Listing.html')}${await transferTable(r, 'Listing.html', false, true)}`, live: true };
 }
 
 async function order(r: PageRequest, action: RowAction, ref: TransferKey): Promise<{ ok: boolean; message: string; record?: TransferRecord }> {
@@ -114,7 +133,7 @@ export async function cancelRestartPage(r: PageRequest): Promise<PageAnswer> {
 <button type="submit" class="danger" name="ACTION" value="StopCleanAll">${t('stopCleanAll')}</button>
 <button type="submit" name="ACTION" value="RestartAll">${t('restartAll')}</button></div>`, { confirm: t('actions'), action: 'CancelRestart.html' });
   return {
-    body: html`<h2>${t('cancelRestart')}</h2>${results}${search}${searched}${filterForm(t, params, 'CancelRestart.html')}${bulk}${await transferTable(r, 'CancelRestart.html', true)}`,
+    body: html`<h2>${t('cancelRestart')}</h2>${results}${search}${searched}${filterForm(t, params, 'CancelRestart.html')}${bulk}${await transferTable(r, 'CancelRestart.html', true, true)}`,
     live: true,
   };
 }
