@@ -1,8 +1,11 @@
 // issue 20 item 2: the same order through the CLI (svc-r66client asend), REST v1 (/control) and
 // REST v2 (/v2/transfers) gives the same RUNNER row, and stop, cancel and restart of a row not
-// running give the same columns through v1 and v2 (and the CLI's asend -id for the restart).
+// running give the same columns through v1 and v2 (and the CLI's asend -id for the restart). The
+// CLI's send (a transfer run now) writes the same row but for the state columns of its attempt,
+// and the TRANSFER task (tasks.md §8) the same row as a submission of the same order.
 // Item 3: a v2 order naming a file outside the served directories is refused 403, nothing written.
 import { writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransferKey, TransferRecord } from '../../src/model/transfer.js';
@@ -11,6 +14,10 @@ import { PASSWORD_HEX, runCli, sandbox, writeInstance, type Instance, type Sandb
 import { jsonResult } from '../cli/client-harness.js';
 import { ADMIN, host, startHarness, type Harness } from '../http/harness.js';
 import { v1 as v1Call } from '../http/v1-client.js';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { readInfoMap } from '../../src/tasks/transfer-info.js';
+import { closeHosts, introduce, makeHost, type TestHost } from '../helpers/hosts.js';
+import { addRulePair, at, task, transferBetween } from '../helpers/task-transfers.js';
 
 const entry = (hostId: string, port: number): string => `<entry><hostid>${hostId}</hostid><address>127.0.0.1</address><port>${port}</port><key>${PASSWORD_HEX}</key></entry>`;
 
@@ -86,6 +93,21 @@ describe('one order, three entry points', () => {
     expect(v2Row).toEqual(cliRow);
   });
 
+  it('send (run now) writes the row asend writes, but for the state columns its attempt wrote', async () => {
+    // hostb does not listen here: the attempt fails to connect (or to authenticate, should a
+    // process of another test listen on its port); the row stays (no -nolog).
+    const cli = await runCli('client', ['send', '-to', 'hostb', '-rule', 'send', '-file', 'same.txt', '-info', 'batch', '-block', '65536'], { ...box.env, CONFDIR: a.confDir });
+    expect(cli.code, cli.stderr).toBeGreaterThan(2);
+    const sent = await h.store.runner.get(keyOf(String(jsonResult(cli.stdout).specialid)));
+    const submitted = await h.store.runner.get(keyOf(ids.cli));
+    const dataOf = (r: TransferRecord | undefined): Record<string, unknown> => {
+      const { globalStep: _g, globalLastStep: _l, step: _s, rank: _r, stepStatus: _ss, infoStatus: _is, updatedInfo: _u, ...data } = comparable(r);
+      return data;
+    };
+    expect(sent?.globalStep).toBe(5);
+    expect(dataOf(sent)).toEqual(dataOf(submitted));
+  });
+
   it('stop, cancel and restart of a row not running: the same columns through v1 and v2', async () => {
     const v1Order = (id: string, packet: string, extra: Record<string, unknown>) =>
       rest('PUT', '/control', { '@class': cls(packet), requester: 'hosta', requested: 'hostb', specialid: id, ...extra });
@@ -131,5 +153,32 @@ describe('one order, three entry points', () => {
     const cli = await runCli('client', ['asend', '-to', 'hostb', '-rule', 'send', '-file', '/etc/shadow'], { ...box.env, CONFDIR: a.confDir });
     expect(cli.code).toBe(32);
     expect(await h.store.runner.count({})).toBe(before);
+  });
+});
+
+describe('the TRANSFER task: the row a submission of the same order gives', () => {
+  let a: TestHost | undefined;
+  let b: TestHost | undefined;
+  let c: TestHost | undefined;
+  afterAll(() => closeHosts(a, b, c));
+
+  it('a post-task TRANSFER on hostb and hostb\'s own submit of that order write the same row', async () => {
+    a = await makeHost('hosta');
+    b = await makeHost('hostb');
+    c = await makeHost('hostc');
+    await introduce(a, b, c);
+    const journal = at(a, 'journal.txt');
+    await writeFile(join(a.dirs.out, 'f.txt'), 'travels twice');
+    await addRulePair([b, c], 'fwd', journal, () => ({}));
+    await addRulePair([a, b], 'hop', journal, (x) => (x === b ? { rPostTasks: [task('TRANSFER', '-to hostc -file #TRUEFULLPATH# -rule fwd -block 32768 -info relayed')] } : {}));
+    const { out } = await transferBetween(a, b, { rule: 'hop', file: 'f.txt', fileInfo: 'first leg' });
+    expect(out.code).toBe(ErrorCode.CompleteOk);
+    // hostb runs no scheduler: the task's row waits, TOSUBMIT.
+    const [fromTask, ...more] = await b.store.runner.list({ requester: 'hostb', requested: 'hostc' });
+    expect(more).toEqual([]);
+    const follow = readInfoMap(out.record.fileInfo).follow;
+    const submitted = await b.engine.orders.submit({ partner: 'hostc', rule: 'fwd', file: fromTask!.filename, blockSize: 32768, fileInfo: `relayed {"follow":${String(follow)}}`, noFollow: true });
+    expect(comparable(fromTask)).toMatchObject({ updatedInfo: 3, globalStep: 0, blockSize: 32768, transferInfo: '{"ORIGINALSIZE":13}' });
+    expect(comparable(fromTask)).toEqual(comparable(submitted));
   });
 });
