@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TransferMode } from '../../src/model/rule.js';
 import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { hasNoStack, PASSWORD_HEX, runCli, sandbox, spawnCli, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { instanceForEachTest } from '../helpers/instance-each.js';
 import { ADMIN, host, startHarness, type Harness } from '../http/harness.js';
 import { v1 } from '../http/v1-client.js';
 import { rule } from '../helpers/hosts.js';
@@ -32,23 +33,10 @@ function expectNamed(text: string, type = LATER): void {
 }
 
 describe.skipIf(WAITING === undefined)('rule loading refuses the later task types', () => {
-  let box: Sandbox;
-  let inst: Instance;
-  let env: NodeJS.ProcessEnv;
-  const running: Running[] = [];
-
-  beforeEach(() => {
-    box = sandbox();
-    inst = writeInstance(join(box.dir, 'conf', 'hosta'));
-    env = { ...box.env, INSTANCES_CONF: join(box.dir, 'conf') };
-  });
-  afterEach(() => {
-    for (const r of running.splice(0)) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-    box.cleanup();
-  });
+  const t = instanceForEachTest();
 
   async function ruleIds(): Promise<string[]> {
-    const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`), { hostId: 'hosta' });
+    const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${t.inst.sqliteFile}`), { hostId: 'hosta' });
     try {
       return (await store.rules.list()).map((r) => r.idRule);
     } finally {
@@ -57,55 +45,55 @@ describe.skipIf(WAITING === undefined)('rule loading refuses the later task type
   }
 
   it('loadrule, initdb -dir and loadconf: refused like a bad rule file, nothing loaded', async () => {
-    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml')], env)).code).toBe(0);
-    const bad = join(box.dir, 'badrules');
+    expect((await runCli('server', ['initdb', '-auth', join(t.inst.confDir, 'authent.xml')], t.env)).code).toBe(0);
+    const bad = join(t.box.dir, 'badrules');
     mkdirSync(bad);
     writeFileSync(join(bad, 'broken.rule.xml'), '<rule><idrule>nomode</idrule></rule>');
-    const badFile = await runCli('server', ['loadrule', bad], env);
+    const badFile = await runCli('server', ['loadrule', bad], t.env);
     expect(badFile.code).not.toBe(0);
 
-    const dir = join(box.dir, 'ftprules');
+    const dir = join(t.box.dir, 'ftprules');
     mkdirSync(dir);
     writeFileSync(join(dir, 'a-good.rule.xml'), '<rule><idrule>good</idrule><hostids/><mode>1</mode></rule>');
     writeFileSync(join(dir, 'withftp.rule.xml'), FTP_RULE);
-    const loadrule = await runCli('server', ['loadrule', dir], env);
+    const loadrule = await runCli('server', ['loadrule', dir], t.env);
     expect(loadrule.code).toBe(badFile.code);
     expect(loadrule.stdout).toContain('*** ERROR ***');
     expectNamed(loadrule.stderr);
     expect(await ruleIds()).toEqual([]);
 
-    const initdbBad = await runCli('server', ['initdb', '-dir', bad], env);
-    const initdb = await runCli('server', ['initdb', '-dir', dir], env);
+    const initdbBad = await runCli('server', ['initdb', '-dir', bad], t.env);
+    const initdb = await runCli('server', ['initdb', '-dir', dir], t.env);
     expect(initdb.code).not.toBe(0);
     expect(initdb.code).toBe(initdbBad.code);
     expectNamed(initdb.stdout + initdb.stderr);
     expect(await ruleIds()).toEqual([]);
 
-    writeFileSync(join(inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace(`<type>${LATER.toLowerCase()}</type>`, `<type>${LATER}</type>`));
-    const loadconf = await runCli('server', ['loadconf'], env);
+    writeFileSync(join(t.inst.confDir, 'withftp.rule.xml'), FTP_RULE.replace(`<type>${LATER.toLowerCase()}</type>`, `<type>${LATER}</type>`));
+    const loadconf = await runCli('server', ['loadconf'], t.env);
     expect(loadconf.code).toBe(badFile.code);
     expectNamed(loadconf.stdout + loadconf.stderr);
     expect(await ruleIds()).toEqual([]);
   });
 
   it('the server start refuses a rule of its database using a type still to come (exit 1, task and rule named)', async () => {
-    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
-    const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${inst.sqliteFile}`), { hostId: 'hosta' });
+    expect((await runCli('server', ['initdb', '-auth', join(t.inst.confDir, 'authent.xml'), '-dir', t.inst.confDir], t.env)).code).toBe(0);
+    const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${t.inst.sqliteFile}`), { hostId: 'hosta' });
     await store.rules.upsert(rule('withftp', TransferMode.SENDMODE, { sErrorTasks: [{ type: LATER, path: '-file #TRUEFULLPATH#', delay: 0 }] }));
     await store.close();
-    const server = spawnCli('server', ['start'], env);
-    running.push(server);
+    const server = spawnCli('server', ['start'], t.env);
+    t.track(server);
     const result = await server.exited;
     expect(result.code).toBe(1);
     expectNamed(result.stderr);
   });
 
   it('the server start without database refuses a rule file using a type still to come', async () => {
-    writeInstance(inst.confDir, { db: null });
-    mkdirSync(join(inst.serverHome, 'conf'), { recursive: true });
-    writeFileSync(join(inst.serverHome, 'conf', 'withftp.rule.xml'), FTP_RULE);
-    const server = spawnCli('server', ['start'], env);
-    running.push(server);
+    writeInstance(t.inst.confDir, { db: null });
+    mkdirSync(join(t.inst.serverHome, 'conf'), { recursive: true });
+    writeFileSync(join(t.inst.serverHome, 'conf', 'withftp.rule.xml'), FTP_RULE);
+    const server = spawnCli('server', ['start'], t.env);
+    t.track(server);
     const result = await server.exited;
     expect(result.code).toBe(1);
     expectNamed(result.stderr);

@@ -2,37 +2,25 @@
 // levels are applied to the server process's own log.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandbox, spawnCli, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../cli/cli-helpers.js';
+import { instanceForEachTest } from '../helpers/instance-each.js';
 import { waitFor } from '../helpers/wait.js';
 
-let box: Sandbox;
-let inst: Instance;
-let env: NodeJS.ProcessEnv;
-const running: Running[] = [];
-
-beforeEach(() => {
-  box = sandbox();
-  inst = writeInstance(join(box.dir, 'conf', 'hosta'));
-  env = { ...box.env, INSTANCES_CONF: join(box.dir, 'conf') };
-});
-afterEach(() => {
-  for (const r of running.splice(0)) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-  box.cleanup();
-});
+const t = instanceForEachTest();
 
 describe('the server applies logback-server.xml', () => {
   it('writes its own lines to the file appender with the pattern, at the configured levels', async () => {
-    const logFile = join(box.dir, 'logs', 'server.log');
-    writeFileSync(join(inst.confDir, 'logback-server.xml'), `<configuration>
+    const logFile = join(t.box.dir, 'logs', 'server.log');
+    writeFileSync(join(t.inst.confDir, 'logback-server.xml'), `<configuration>
   <appender name="FILE" class="ch.qos.logback.core.FileAppender"><file>${logFile}</file>
     <encoder><pattern>%-5level [%X{hostid}] %logger - %msg%n</pattern></encoder></appender>
   <appender name="ASYNC" class="ch.qos.logback.classic.AsyncAppender"/>
   <root level="INFO"><appender-ref ref="FILE"/></root>
 </configuration>`);
-    expect((await runCli('server', ['initdb', '-auth', join(inst.confDir, 'authent.xml'), '-dir', inst.confDir], env)).code).toBe(0);
-    const server = spawnCli('server', ['start'], env);
-    running.push(server);
+    expect((await runCli('server', ['initdb', '-auth', join(t.inst.confDir, 'authent.xml'), '-dir', t.inst.confDir], t.env)).code).toBe(0);
+    const server = spawnCli('server', ['start'], t.env);
+    t.track(server);
     await waitFor(() => server.stdout().includes('is running'), { what: 'the running banner', timeoutMs: 30_000 });
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);

@@ -3,39 +3,25 @@
 import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getFileInfo } from '../../src/client/getinfo.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { fileErrorText } from '../../src/net/errors.js';
 import { createWorkFile, setReceivedFileMode } from '../../src/transfer/placement.js';
 import { toR66Error } from '../../src/transfer/session.js';
-import { hostEntry, makeHost, rule, type TestHost } from './harness.js';
+import { netPairForSuite } from '../helpers/net-pair.js';
 
 describe('getinfo -detail with a wildcard', () => {
-  let a: TestHost;
-  let b: TestHost;
-  beforeAll(async () => {
-    b = await makeHost('hostb', [], { listen: true });
-    const entries = [
-      { host: hostEntry('hosta', 0), password: Buffer.from('pa') },
-      { host: hostEntry('hostb', b.listener!.port), password: Buffer.from('pb') },
-    ];
-    for (const e of entries) b.directory.set(e);
-    a = await makeHost('hosta', entries);
-    b.rules.set('send', rule('send'));
+  const p = netPairForSuite(async ({ b }) => {
     await writeFile(path.join(b.home, 'out', 'one.txt'), '1');
     await writeFile(path.join(b.home, 'out', 'two.txt'), '22');
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-  });
 
   it('answers the MLSx details of every match, and FileNotFound when none', async () => {
-    const r = await getFileInfo(a.pool, 'hostb', 'send', 'detail', '*');
+    const r = await getFileInfo(p.a.pool, 'hostb', 'send', 'detail', '*');
     expect(r.middle).toBe('2');
     expect(r.header).toMatch(/Size=1;.*one\.txt\n.*Size=2;.*two\.txt\n$/s);
-    await expect(getFileInfo(a.pool, 'hostb', 'send', 'detail', '*.none')).rejects.toMatchObject({ code: ErrorCode.FileNotFound, message: expect.stringContaining('No file matches *.none') as unknown });
+    await expect(getFileInfo(p.a.pool, 'hostb', 'send', 'detail', '*.none')).rejects.toMatchObject({ code: ErrorCode.FileNotFound, message: expect.stringContaining('No file matches *.none') as unknown });
   });
 });
 
