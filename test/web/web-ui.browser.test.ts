@@ -3,6 +3,7 @@
 // transfer's row updates in place from the live events; the administration area logs in, stops and
 // restarts that transfer (the file arrives byte-identical), creates a partner, enforces roles, and
 // refuses a bad session and a forged form. Screenshots go to docs/web-ui/ (shown in docs/web-ui.md).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -190,7 +191,7 @@ describe('web UI in chromium against real servers', () => {
     expect(await page.getByLabel('Password').count()).toBe(1);
     await context.close();
 
-    // READONLY: lists, but the transfer orders page is not allowed.
+    // READONLY: lists, but the transfer orders page is not allowed (checked below, after the other admin pages).
     const viewer = await newPage({ https: true });
     await login(viewer.page, 'viewer');
     const refused = await viewer.page.goto(`${admin}/CancelRestart.html`);
@@ -199,4 +200,43 @@ describe('web UI in chromium against real servers', () => {
     expect(await viewer.page.getByRole('link', { name: 'Hosts' }).count()).toBe(0);
     await viewer.context.close();
   }, 60_000);
+
+  it('administration: Update a scheduled transfer from CancelRestart (it runs with the new file); Close connections ends the R66 connection to hostb', async () => {
+    writeFileSync(join(a.home, 'out', 'first.txt'), 'the first file\n');
+    writeFileSync(join(a.home, 'out', 'second.txt'), 'the second file, sent instead\n');
+    const { context, page } = await newPage({ https: true });
+    await login(page, 'admin');
+    // Scheduled far ahead: it waits in TOSUBMIT.
+    await page.goto(`${admin}/CreateTransfer.html`);
+    await page.getByLabel('Host', { exact: true }).fill('hostb');
+    await page.getByLabel('Rule').fill('send');
+    await page.getByLabel('File', { exact: true }).fill('first.txt');
+    await page.getByLabel('Start at').fill('2099/01/01 00:00');
+    await page.getByRole('button', { name: 'Create transfer' }).click();
+    const later = BigInt(/Submit: (\d+)/.exec((await page.getByRole('status').first().textContent()) ?? '')![1]!);
+    await page.goto(`${admin}/CancelRestart.html?startid=${later}&stopid=${later}`);
+    await page.getByRole('link', { name: `Update transfer ${later}` }).click();
+    await page.waitForURL(/CreateTransfer\.html\?SPECIALID=/);
+    expect(await page.getByLabel('File', { exact: true }).inputValue()).toBe('first.txt');
+    expect(await page.getByLabel('Host', { exact: true }).getAttribute('readonly')).not.toBeNull();
+    await page.getByLabel('File', { exact: true }).fill('second.txt');
+    await page.getByLabel('Start at').fill('2020/01/01 00:00');
+    await page.getByRole('button', { name: `Update transfer ${later}` }).click();
+    expect(await page.getByRole('status').first().textContent()).toContain(`Update ${later}: done`);
+    await page.screenshot({ path: join(SHOTS, 'admin-update.png'), fullPage: true });
+    // Due now: the scheduler runs it, with the new file, under the same id.
+    await waitFor(async () => Number((await rowOf(b, later))?.updatedinfo) === UpdatedInfo.DONE, { what: 'the updated transfer done at hostb', timeoutMs: 30_000 });
+    expect(readFileSync(receivedFile(b, 'second.txt'), 'utf8')).toBe('the second file, sent instead\n');
+
+    // Close connections: a connection to hostb is open (the test message opens one), then none is.
+    const toB = (): number => execFileSync('ss', ['-Htn', 'state', 'established', `( dport = :${b.port} )`], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() !== '').length;
+    await page.goto(`${admin}/Hosts.html`);
+    await page.getByRole('button', { name: 'TestConn hostb' }).click();
+    expect(await page.getByRole('status').first().textContent()).toContain('Test connection hostb');
+    expect(toB()).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'CloseConn hostb' }).click();
+    expect(await page.getByRole('status').first().textContent()).toMatch(/Close connections hostb: [1-9]\d* connection\(s\) closed/);
+    await waitFor(() => toB() === 0, { what: 'no R66 connection left to hostb', timeoutMs: 10_000 });
+    await context.close();
+  }, 90_000);
 });
