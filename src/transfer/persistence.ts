@@ -61,8 +61,11 @@ export class RunnerRow {
 
   private stageAny(change: TransferStateChange): void {
     const stop = change.stop ?? new Date();
-    Object.assign(this.record, change, { stop });
-    this.pending = { ...this.pending, ...change, stop };
+    // Object.assign, not object spreads: on Node 20 `{ ...a, ...b }` takes V8's slow path (2-20 µs
+    // each, several per transfer; docs/performance-log.md 2026-11-27).
+    Object.assign(this.record, change).stop = stop;
+    // The pending object is this row's own until flush() hands it to the store.
+    Object.assign((this.pending ??= {}), change).stop = stop;
   }
 
   /** Stages a whole-row write (after tasks or the Request answer changed the record in place). */
@@ -118,7 +121,7 @@ export class RunnerRow {
       await this.runner.updateRank(this.key, rank);
       return;
     }
-    this.pending = { ...this.pending, rank };
+    this.pending.rank = rank;
     await this.flush();
   }
 
@@ -129,7 +132,7 @@ export class RunnerRow {
    * IllegalTransitionError and changes nothing, in memory or in the row.
    */
   async move(m: TransferMove, extra: DataChange = {}, write = true): Promise<void> {
-    this.stageAny({ ...transition(this.record, m), ...extra });
+    this.stageAny(Object.assign({}, transition(this.record, m), extra));
     if (write) await this.flush();
   }
 
