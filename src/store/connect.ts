@@ -80,6 +80,9 @@ async function openServer(settings: ServerSettings, tableNames: TableNames): Pro
     });
     // An idle client losing its server must not crash the process; the next query reports it.
     pool.on('error', () => undefined);
+    // Nor a checked-out one (in a transaction) whose connection breaks: its query reports it. Seen
+    // when a cluster member loses the database (test/cluster/fencing.test.ts).
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const { createPool } = await import('mysql2');
