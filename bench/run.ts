@@ -87,6 +87,8 @@ async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promis
 async function main(): Promise<number> {
   // The web UI's paging scenario has its own options: npm run bench -- web-paging --help (bench/web).
   if (process.argv[2] === 'web-paging') return (await import('./web/list-paging.js')).runWebPaging(process.argv.slice(3));
+  // The FileWatcher scenario (issue 24): npm run bench -- watch [--files N] [--scan N] ... (bench/watch).
+  if (process.argv[2] === 'watch') return (await import('./watch/watch-bench.js')).runWatchBench(process.argv.slice(3));
   let opts: BenchOptions | 'help';
   try {
     opts = parseArgs(process.argv.slice(2), process.cwd());

@@ -1,19 +1,25 @@
 /**
- * FileWatcher benchmark (issue 24 item 5), run on its own:
+ * FileWatcher benchmark (issue 24 item 5):
  *
- *   npm run build && npx tsc -p tsconfig.bench.json && node dist/bench/watch/watch-bench.js [--files N] [--size BYTES] [--parallel P] [--scan N]
+ *   npm run bench -- watch [--files N] [--size BYTES] [--parallel P] [--scan N] [--scan-rounds N] [--scan-only | --transfers-only]
+ *
+ * or, once built (npm run build && npx tsc -p tsconfig.bench.json), node dist/bench/watch/watch-bench.js [same options].
  *
  * 1. N files (default 10,000 of 4 KB) sent by `svc-r66client msend` from hosta to hostb (the rate to match).
  * 2. The same N files dropped at once (renamed in) into a directory watched by `svc-r66client spool
  *    -direct -limitParallel P`: the rate from the drop to the last "file sent", the rate from the
  *    first to the last send (without the detection delay of 4 x elapse), the watcher's peak RSS.
  *    Target: >= 80% of msend's rate.
- * 3. One scan over a directory of `--scan` files (default 100,000) all already sent: CPU time in
- *    this process. Target: well under a second.
+ * 3. Scans (`--scan-rounds`, default 11) over a directory of `--scan` files (default 100,000) all
+ *    already sent: CPU time in this process, the first scan after a start and the median of the next
+ *    ones, without and with ignoreAlreadyUsed. Target: well under a second.
+ *
+ * `--scan-only` / `--transfers-only` run one part.
  */
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Monitor } from '../lib/proc.js';
 import { writeHomes } from '../svc/homes.js';
@@ -22,6 +28,7 @@ import { ROOT, runCli, spawnCli, startServer } from '../svc/hosts.js';
 /** The parts of the compiled watcher (dist/watch) the scan measurement uses: bench/ is built apart from src/. */
 interface ScanWatcher {
   state: Map<string, Record<string, unknown>>;
+  load(items: Iterable<[string, Record<string, unknown>]>): void;
   scan(): Promise<void>;
 }
 interface WatchModules {
@@ -35,15 +42,20 @@ async function watchModules(): Promise<WatchModules> {
   return { ...watcher, ...item };
 }
 
+let argv: string[] = [];
+
 function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
+  const i = argv.indexOf(`--${name}`);
+  const n = i < 0 ? fallback : Number(argv[i + 1]);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} expects a positive integer, got ${argv[i + 1] ?? 'nothing'}`);
+  return n;
 }
 
-const FILES = arg('files', 10_000);
-const SIZE = arg('size', 4096);
-const PARALLEL = arg('parallel', 4);
-const SCAN = arg('scan', 100_000);
+let FILES = 10_000;
+let SIZE = 4096;
+let PARALLEL = 4;
+let SCAN = 100_000;
+let SCAN_ROUNDS = 11;
 const ELAPSE = 500;
 
 function log(line: string): void {
@@ -128,7 +140,11 @@ async function transfers(): Promise<void> {
   }
 }
 
-/** One scan over SCAN files already sent: the CPU it costs this process. */
+/**
+ * Scans over SCAN files already sent: the CPU each costs this process. The first scan after a start
+ * stats every file; the next ones stat the sent files in slices (one scan out of ⌈n / 10,000⌉);
+ * with ignoreAlreadyUsed they are not stat'ed at all.
+ */
 async function scanCost(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'svc-watch-scan-'));
   try {
@@ -140,29 +156,58 @@ async function scanCost(): Promise<void> {
       submit: () => Promise.reject(new Error('no order expected')), run: () => Promise.reject(new Error('no order expected')),
       forget: () => Promise.resolve(), close: () => Promise.resolve(),
     };
-    const watcher = new FileWatcher({
-      name: 'scan', to: ['hostb'], rule: 'send', statusFile: join(root, 'status.json'), directories: [dir], regex: undefined, recursive: false,
-      elapse: 1000, submit: false, parallel: true, limitParallel: 0, info: 'noinfo', md5: false, block: 65536, noLog: false, waarpHosts: [],
-      elapseWaarp: 5000, minimalSize: 0, ignoreAlreadyUsed: false, stopFile: join(root, 'stop'), logWarn: true,
-    }, { orders, logger: pino({ level: 'silent' }) });
-    const items = watcher.state;
-    for (let i = 0; i < SCAN; i++) {
-      const file = join(dir, `f${String(i).padStart(6, '0')}.dat`);
-      const st = statSync(file);
-      items.set(file, { ...newItem(file), size: st.size, lastTime: Math.trunc(st.mtimeMs), hash: 'x', used: true, status: 'DONE', specialId: BigInt(i + 1) });
-    }
-    for (let round = 1; round <= 3; round++) {
-      const cpu = process.cpuUsage();
-      const t0 = performance.now();
-      await watcher.scan();
-      const used = process.cpuUsage(cpu);
-      log(`scan ${round} of ${SCAN} sent files: CPU ${((used.user + used.system) / 1e6).toFixed(2)} s, wall ${((performance.now() - t0) / 1000).toFixed(2)} s, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB`);
+    for (const ignoreAlreadyUsed of [false, true]) {
+      const watcher = new FileWatcher({
+        name: 'scan', to: ['hostb'], rule: 'send', statusFile: join(root, 'status.json'), directories: [dir], regex: undefined, recursive: false,
+        elapse: 1000, submit: false, parallel: true, limitParallel: 0, info: 'noinfo', md5: false, block: 65536, noLog: false, waarpHosts: [],
+        elapseWaarp: 5000, minimalSize: 0, ignoreAlreadyUsed, stopFile: join(root, 'stop'), logWarn: true,
+      }, { orders, logger: pino({ level: 'silent' }) });
+      const items: Array<[string, Record<string, unknown>]> = [];
+      for (let i = 0; i < SCAN; i++) {
+        const file = join(dir, `f${String(i).padStart(6, '0')}.dat`);
+        const st = statSync(file);
+        items.push([file, { ...newItem(file), size: st.size, lastTime: Math.trunc(st.mtimeMs), hash: 'x', used: true, status: 'DONE', specialId: BigInt(i + 1) }]);
+      }
+      watcher.load(items);
+      const cpus: number[] = [];
+      for (let round = 1; round <= SCAN_ROUNDS; round++) {
+        const cpu = process.cpuUsage();
+        const t0 = performance.now();
+        await watcher.scan();
+        const used = process.cpuUsage(cpu);
+        const s = (used.user + used.system) / 1e6;
+        if (round > 1) cpus.push(s);
+        log(`${ignoreAlreadyUsed ? 'ignoreAlreadyUsed, ' : ''}scan ${round} of ${SCAN} sent files: CPU ${s.toFixed(3)} s (user ${(used.user / 1e6).toFixed(3)}, sys ${(used.system / 1e6).toFixed(3)}), `
+          + `wall ${((performance.now() - t0) / 1000).toFixed(2)} s, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB`);
+      }
+      if (watcher.state.size !== SCAN) throw new Error(`the watcher lost files: ${watcher.state.size} of ${SCAN}`);
+      cpus.sort((x, y) => x - y);
+      log(`${ignoreAlreadyUsed ? 'ignoreAlreadyUsed: ' : ''}scans 2-${SCAN_ROUNDS} over ${SCAN} sent files: CPU median ${cpus[cpus.length >> 1]!.toFixed(3)} s, range ${cpus[0]!.toFixed(3)}-${cpus[cpus.length - 1]!.toFixed(3)} s`);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-const only = process.argv.includes('--scan-only') ? 'scan' : process.argv.includes('--transfers-only') ? 'transfers' : 'both';
-if (only !== 'scan') await transfers();
-if (only !== 'transfers') await scanCost();
+/** Runs the benchmark with these command-line options; resolves with the exit code. */
+export async function runWatchBench(args: string[]): Promise<number> {
+  argv = args;
+  try {
+    FILES = arg('files', 10_000);
+    SIZE = arg('size', 4096);
+    PARALLEL = arg('parallel', 4);
+    SCAN = arg('scan', 100_000);
+    SCAN_ROUNDS = Math.max(2, arg('scan-rounds', 11));
+  } catch (err) {
+    process.stderr.write(`bench watch: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const only = argv.includes('--scan-only') ? 'scan' : argv.includes('--transfers-only') ? 'transfers' : 'both';
+  if (only !== 'scan') await transfers();
+  if (only !== 'transfers') await scanCost();
+  return 0;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await runWatchBench(process.argv.slice(2));
+}
