@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
-import type { TransferKey, TransferRecord } from '../../model/transfer.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { TransferError, workFileOf, type TransferOrder } from '../../operations/index.js';
 import { removeQuietly } from '../../transfer/placement.js';
 import { isFinished } from '../../transfer/state.js';
@@ -30,8 +30,7 @@ function linkTo(page: string, params: Params): string {
 /**
  * `seeallid` (web-ui.md §2.1, config.md §3.15): a CONFIGADMIN user named in the comma-separated
  * `<seeallid>` of this host's HOSTCONFIG OTHERS sees the transfers of every owner sharing the
- * database. The owners are the partner table's host ids (every server or client writing to this
- * database has its entry there), this host first. Undefined: this server's transfers only.
+ * database. Undefined: this server's transfers only.
  */
 export async function seeAllOwners(r: PageRequest): Promise<string[] | undefined> {
   const { rest } = r.ctx.services;
@@ -39,7 +38,38 @@ export async function seeAllOwners(r: PageRequest): Promise<string[] | undefined
   const others = (await rest.store.hostConfigs.get(rest.config.hostId))?.others ?? '';
   const ids = (/<seeallid>([^<]*)<\/seeallid>/i.exec(others)?.[1] ?? '').split(',').map((s) => s.trim());
   if (!ids.includes(r.session.user)) return undefined;
-  return [...new Set([rest.config.hostId, ...(await rest.store.hosts.list()).map((h) => h.hostId)])];
+  return ownersOf(rest.store, rest.config.hostId);
+}
+
+/** How long the owner list of a store is reused before it is probed again. */
+const OWNERS_TTL_MS = 60_000;
+const ownerCache = new WeakMap<object, { at: number; owners: Promise<string[]> }>();
+
+/**
+ * The owners of RUNNER rows: this host, and the partner table's host ids (a server or client that
+ * writes to this database has its entry there) that own at least one row, found by one index seek
+ * per status (never a scan), kept a minute: a page splits by owner, and an owner without rows would
+ * cost each page its probes.
+ */
+function ownersOf(store: PageRequest['ctx']['services']['rest']['store'], own: string): Promise<string[]> {
+  const cached = ownerCache.get(store);
+  if (cached !== undefined && Date.now() - cached.at < OWNERS_TTL_MS) return cached.owners;
+  const owners = (async () => {
+    const found = [own];
+    for (const h of await store.hosts.list()) {
+      if (h.hostId === own) continue;
+      for (const u of [UpdatedInfo.DONE, UpdatedInfo.INERROR, UpdatedInfo.TOSUBMIT, UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED, UpdatedInfo.NOTUPDATED, UpdatedInfo.UNKNOWN]) {
+        if ((await store.runner.list({ ownerReq: h.hostId, updatedInfo: [u] }, { orderBy: 'start', descending: true, limit: 1 })).length > 0) {
+          found.push(h.hostId);
+          break;
+        }
+      }
+    }
+    return found;
+  })();
+  ownerCache.set(store, { at: Date.now(), owners });
+  owners.catch(() => ownerCache.delete(store));
+  return owners;
 }
 
 /** The page of matching transfers, newest start first, with next/previous links; `seeAll`: every owner's (seeallid). */
