@@ -76,6 +76,7 @@ export class ClusterMember {
   private readonly takeover: DatabaseLease;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  private chores: Promise<void> | undefined;
   private readonly config: ConfigurationSync | undefined;
   private readonly hostConfig: HostConfigSync | undefined;
   /** Epoch ms until which this member owns its claimed rows (fencing; set by each heartbeat written). */
@@ -129,6 +130,9 @@ export class ClusterMember {
     this.opts.logger.error({ member: this.member, ownedUntil: new Date(this.ownUntil).toISOString() },
       'cluster: heartbeat not renewed in time; this member stops its claimed transfers (resumable) and claims nothing until the database answers again');
     this.fencing = Promise.allSettled(this.fenceListeners.map((l) => l()));
+    // Nor does it keep the take-over job (its lease row may still be writable): another member
+    // must be able to take this member's rows over.
+    void this.takeover.stop();
   }
 
   /** The fence goes up when ownership lapses without a new heartbeat (timer reset by each one). */
@@ -149,6 +153,7 @@ export class ClusterMember {
     const moved = await this.handBackOwn();
     this.fenced = false;
     this.armFence();
+    if (this.active) await this.takeover.start();
     this.opts.logger.warn({ member: this.member, handedBack: moved }, 'cluster: database reachable again; this member claims again');
   }
 
@@ -171,14 +176,21 @@ export class ClusterMember {
     if ((await store.multipleMonitors.get(this.claimKey)) === undefined) {
       await store.multipleMonitors.upsert({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 }).catch(() => undefined);
     }
+    const clean = new DatabaseLease({ job: 'history-clean', hostId: this.opts.hostId, store: this.opts.store, logger: this.opts.logger, ttlMs: 60_000 });
+    // The lease rows are created free under the claim lock: a lease row written by two members at
+    // once could be overwritten after one took it, then both would hold it.
+    await store.transaction(async (tx) => {
+      await tx.multipleMonitors.getForUpdate(this.claimKey);
+      for (const key of [this.takeover.key, clean.key]) {
+        if ((await tx.multipleMonitors.get(key)) === undefined) await tx.multipleMonitors.upsert({ hostId: key, countConfig: 0, countHost: 0, countRule: 0 });
+      }
+    });
     this.active = true;
     await this.beat();
     await this.resubmitInterrupted();
-    const clean = this.opts.clean;
-    if (clean) {
+    if (this.opts.clean) {
       // The clean a single server runs at its start, by one member at a time.
-      const lease = new DatabaseLease({ job: 'history-clean', hostId: this.opts.hostId, store: this.opts.store, logger: this.opts.logger, ttlMs: 60_000 });
-      const cleaned = await lease.runExclusive(clean);
+      const cleaned = await clean.runExclusive(this.opts.clean);
       this.opts.logger.info({ cleaned: cleaned ?? 'another member cleans' }, 'cluster: finished transfers marked done');
     }
     await this.takeover.start();
@@ -191,6 +203,7 @@ export class ClusterMember {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.beating?.catch(() => undefined);
+    await this.chores?.catch(() => undefined);
     await this.takeover.stop();
     // Called after the scheduler stopped: its transfers ended with Shutdown. A single host resets
     // them at its next start; here the other members run them now.
@@ -268,16 +281,22 @@ export class ClusterMember {
     return this.owning() ? claimed : [];
   }
 
+  /**
+   * Every `heartbeatMs`: the heartbeat, and beside it (never delaying the next heartbeat, which
+   * would fence this member) the configuration checks and the take-over, one round at a time.
+   */
   private schedule(): void {
     this.timer = setTimeout(() => {
       this.beating = this.beat()
-        .then(async () => {
-          await this.config?.check();
-          await this.hostConfig?.check();
-          if (this.takeover.held) await this.takeOver();
-        })
-        .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: heartbeat or take-over failed'))
+        .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: heartbeat failed'))
         .finally(() => { if (this.timer !== undefined) this.schedule(); });
+      this.chores ??= (async () => {
+        await this.config?.check();
+        await this.hostConfig?.check();
+        if (this.takeover.held && !this.fenced) await this.takeOver();
+      })()
+        .catch((err: unknown) => this.opts.logger.warn({ err: (err as Error).message }, 'cluster: configuration check or take-over failed'))
+        .finally(() => { this.chores = undefined; });
     }, this.heartbeatMs);
     this.timer.unref();
   }

@@ -7,53 +7,36 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { TransferMode } from '../../src/model/rule.js';
 import { UpdatedInfo } from '../../src/model/transfer.js';
-import { openStore } from '../../src/store/index.js';
-import { testDialects, type TestDatabase } from '../helpers/databases.js';
-import { closeHosts, makeHost, patternBytes, receivedContent, rule, type TestHost } from '../helpers/hosts.js';
+import { testDialects } from '../helpers/databases.js';
+import { patternBytes, receivedContent } from '../helpers/hosts.js';
 import { startHaproxy, type Balancer } from './haproxy.js';
-import { hostEntry, makeMember, passwordOf, sharedHome, type Member } from './members.js';
+import { clusterSetup, knowsHostaAt, type ClusterSetup } from './members.js';
 
 const N = 30;
 const dialects = testDialects().filter((d) => d.name === 'postgresql');
 
 describe.each(dialects)('one logical host behind haproxy on $name', (dbc) => {
-  let db: TestDatabase | undefined;
-  let partner: TestHost | undefined;
-  let partner2: TestHost | undefined;
-  let home: Awaited<ReturnType<typeof sharedHome>> | undefined;
+  let setup: ClusterSetup | undefined;
   let balancer: Balancer | undefined;
-  const members: Member[] = [];
 
   beforeAll(async () => {
-    db = await dbc.create();
-    if (db === undefined) return;
-    const init = await openStore(db.settings, { hostId: 'hosta' });
-    await init.initSchema({ hostId: 'hosta' });
-    await init.rules.upsert(rule('send', TransferMode.SENDMODE));
-    await init.close();
-    partner = await makeHost('hostb');
-    await partner.addRule(rule('send', TransferMode.SENDMODE));
-    partner2 = await makeHost('hostc');
-    await partner2.addRule(rule('send', TransferMode.SENDMODE));
-    home = await sharedHome();
-    for (let i = 0; i < 2; i++) members.push(await makeMember('hosta', db.settings, home.dirs, [partner, partner2]));
-    // Each member must know the partner's password and address (the HOSTS table in a server).
-    balancer = await startHaproxy(members.map((m) => m.listener.port));
-    for (const p of [partner, partner2]) p.directory.set({ host: hostEntry('hosta', balancer.port), password: passwordOf('hosta') });
+    setup = await clusterSetup(dbc, ['hostb', 'hostc']);
+    if (setup === undefined) return;
+    for (let i = 0; i < 2; i++) await setup.member();
+    balancer = await startHaproxy(setup.members.map((m) => m.listener.port));
+    // The partners know hosta at the balancer's address (its HOSTS entry there).
+    for (const p of setup.partners) knowsHostaAt(p, balancer.port);
   });
   afterAll(async () => {
     await balancer?.stop();
-    for (const m of members) await m.close();
-    await closeHosts(partner, partner2);
-    await home?.remove();
-    await db?.drop();
+    await setup?.teardown();
   });
 
   it('partners send through the balancer; both members receive, each file once', async (ctx) => {
-    if (dbc.skip(ctx) || db === undefined || partner === undefined || partner2 === undefined || home === undefined) return;
-    const senders = [partner, partner2];
+    if (dbc.skip(ctx) || setup === undefined) return;
+    const { members, home } = setup;
+    const senders = setup.partners;
     const received = members.map(() => 0);
     members.forEach((m, i) => m.engine.on('start', () => { received[i] = (received[i] ?? 0) + 1; }));
     const outcomes = await Promise.all(Array.from({ length: N }, async (_, i) => {
@@ -74,8 +57,8 @@ describe.each(dialects)('one logical host behind haproxy on $name', (dbc) => {
   }, 60_000);
 
   it('transfer ids drawn by both members at once are unique', async (ctx) => {
-    if (dbc.skip(ctx) || db === undefined) return;
-    const draws = await Promise.all(members.map(async (m) => {
+    if (dbc.skip(ctx) || setup === undefined) return;
+    const draws = await Promise.all(setup.members.map(async (m) => {
       const ids: bigint[] = [];
       for (let i = 0; i < 300; i++) ids.push(await m.store.nextTransferId());
       return ids;
