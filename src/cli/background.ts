@@ -1,13 +1,14 @@
 /**
- * The service-mode start shared by `svc-r66server start` and `svc-r66client watcher start`: a
- * detached copy of this command, spoken to over IPC. The launcher waits until the copy reports
- * `{ type: 'ready' }`, writes the copy's PID file and returns 0; a copy that exits first, cannot be
- * launched, or is not ready in time (it is then stopped) makes it return an error code.
+ * The service-mode start and the stop shared by `svc-r66server start|stop` and `svc-r66client
+ * watcher start|stop`. Start: a detached copy of this command, spoken to over IPC. The launcher
+ * waits until the copy reports `{ type: 'ready' }`, writes the copy's PID file and returns 0; a copy
+ * that exits first, cannot be launched, or is not ready in time (it is then stopped) makes it
+ * return an error code. Stop: SIGHUP to the recorded process, a bounded wait for its end.
  */
 import { spawn } from 'node:child_process';
-import { EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
+import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
 import type { Io } from './io.js';
-import { writePid } from './pid-file.js';
+import { isAlive, removePid, writePid } from './pid-file.js';
 
 /** The copy's `ready` message; its other fields are the copy's own (host id, log file...). */
 export interface ReadyMessage {
@@ -71,4 +72,35 @@ export function startInBackground(s: BackgroundStart): Promise<number> {
     });
     child.on('error', (err) => finish(EXIT_START_FAILED, `cannot launch the ${s.what}: ${err.message}\n`, true));
   });
+}
+
+/** Waits (polling, bounded) until `pid` no longer exists; false when it still runs after `timeoutMs`. */
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/**
+ * The end of a `stop` line (the caller printed `Stopping <name>... `): `pid` is the running process
+ * recorded in `pidFile` (undefined: none, a stale file is removed). SIGHUP, then a bounded wait for
+ * its end; the PID file is removed once it ended. Returns the exit code.
+ */
+export async function stopRecorded(io: Io, pidFile: string, pid: number | undefined, timeoutMs: number): Promise<number> {
+  if (pid === undefined) {
+    removePid(pidFile);
+    io.out('no process seems to be running\n');
+    return EXIT_NOT_RUNNING;
+  }
+  process.kill(pid, 'SIGHUP');
+  if (!(await waitForExit(pid, timeoutMs))) {
+    io.out(`still running after ${timeoutMs / 1000} s (pid ${pid})\n`);
+    return EXIT_NOT_RUNNING;
+  }
+  removePid(pidFile);
+  io.out('done\n');
+  return EXIT_OK;
 }

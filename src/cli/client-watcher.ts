@@ -10,14 +10,14 @@
 import { openSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from './args.js';
-import { startInBackground } from './background.js';
+import { startInBackground, stopRecorded } from './background.js';
 import { CliError } from './cli-error.js';
 import type { ClientCommandContext } from './client-session.js';
 import { runSpool } from './client-spool.js';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED, SPOOL_EXIT } from './exit-codes.js';
 import { configFileOf, serverPidFile } from './instance.js';
 import { readFileSync } from 'node:fs';
-import { isAlive, readPid, removePid, removePidIfOwned, writePid } from './pid-file.js';
+import { isAlive, readPid, removePidIfOwned, writePid } from './pid-file.js';
 
 const DAEMON_ENV = 'SVC_R66_WATCHER_DAEMON';
 const READY_TIMEOUT_MS = 60_000;
@@ -89,32 +89,10 @@ function startWatcherInBackground(ctx: ClientCommandContext, pidFile: string): P
   });
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
-
 async function stop(ctx: ClientCommandContext): Promise<number> {
   ctx.io.out(`Stopping ${label(ctx)}... `);
   const pidFile = watcherPidFile(ctx);
-  const pid = runningPid(pidFile);
-  if (pid === undefined) {
-    removePid(pidFile);
-    ctx.io.out('no process seems to be running\n');
-    return EXIT_NOT_RUNNING;
-  }
-  process.kill(pid, 'SIGHUP');
-  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
-    ctx.io.out(`still running after ${STOP_TIMEOUT_MS / 1000} s (pid ${pid})\n`);
-    return EXIT_NOT_RUNNING;
-  }
-  removePid(pidFile);
-  ctx.io.out('done\n');
-  return EXIT_OK;
+  return stopRecorded(ctx.io, pidFile, runningPid(pidFile), STOP_TIMEOUT_MS);
 }
 
 function status(ctx: ClientCommandContext): number {

@@ -6,13 +6,13 @@
  * for up to 60 s); it then writes the PID file and returns 0, or returns 1 if the copy died or
  * did not get ready in time. The copy logs to `<serverhome>/log/r66server.log`.
  */
-import { startInBackground } from './background.js';
+import { startInBackground, stopRecorded } from './background.js';
 import { CliError } from './cli-error.js';
 import { parseArgs } from './args.js';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
 import { configFileOf, serverPidFile, type Instance } from './instance.js';
 import type { Io } from './io.js';
-import { isAlive, removePid, removePidIfOwned, runningPid, writePid } from './pid-file.js';
+import { removePidIfOwned, runningPid, writePid } from './pid-file.js';
 import { runServerProcess } from './server-process.js';
 import { ensureEmbeddedHome } from '../server/embedded-home.js';
 
@@ -84,34 +84,11 @@ function startServerInBackground(ctx: ServerCommandContext, pidFile: string): Pr
   });
 }
 
-/** Waits (polling, bounded) until `pid` no longer exists. */
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
-
 export async function stopCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
   noArguments(args, 'stop');
   ctx.io.out(`Stoping ${label(ctx)}... `);
   const pidFile = serverPidFile(ctx.instance, ctx.env);
-  const pid = runningPid(pidFile);
-  if (pid === undefined) {
-    removePid(pidFile); // stale: the process is gone
-    ctx.io.out('no process seems to be running\n');
-    return EXIT_NOT_RUNNING;
-  }
-  process.kill(pid, 'SIGHUP');
-  if (!(await waitForExit(pid, STOP_TIMEOUT_MS))) {
-    ctx.io.out(`still running after ${STOP_TIMEOUT_MS / 1000} s (pid ${pid})\n`);
-    return EXIT_NOT_RUNNING;
-  }
-  removePid(pidFile);
-  ctx.io.out('done\n');
-  return EXIT_OK;
+  return stopRecorded(ctx.io, pidFile, runningPid(pidFile), STOP_TIMEOUT_MS);
 }
 
 export async function statusCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
