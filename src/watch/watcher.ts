@@ -35,10 +35,20 @@ export interface WatcherDeps {
 export const UNBOUNDED_PARALLEL = 64;
 /** Orders written to the state file in one write before they are given. */
 const ORDER_CHUNK = 256;
+/** Sent files stat'ed per scan before their checks are spread over several scans. */
+export const DONE_CHECKS_PER_SCAN = 10_000;
+
+/** A file as a watcher keeps it: the scan that last listed it, its place in the stride of sent files. */
+interface Tracked extends FileItem {
+  seen?: number;
+  slot?: number;
+}
 
 export class FileWatcher {
   readonly config: WatcherConfig;
-  private readonly items = new Map<string, FileItem>();
+  private readonly items = new Map<string, Tracked>();
+  /** The same items by directory key, then by name (a scan looks a listed name up without building its path). */
+  private readonly byDir = new Map<string, Map<string, Tracked>>();
   private readonly filter: ScanFilter;
   private readonly lock: WatchLock;
   private readonly log: Logger;
@@ -49,6 +59,10 @@ export class FileWatcher {
   private counters = { globalOk: 0, globalError: 0, todayOk: 0, todayError: 0, day: new Date().toDateString() };
   private stateBroken = false;
   private lastReport = 0;
+  private scanNo = 0;
+  private nextSlot = 0;
+  /** Sent files are stat'ed in one scan out of this many (see scan()). */
+  private doneStride = 1;
 
   constructor(config: WatcherConfig, private readonly deps: WatcherDeps) {
     this.config = config;
@@ -89,7 +103,7 @@ export class FileWatcher {
     try {
       const loaded = await loadState(this.config.statusFile);
       if (loaded.problem !== null) this.log.error(loaded.problem);
-      for (const [k, i] of loaded.items) this.items.set(k, i);
+      this.load(loaded.items);
       this.log.info({ files: this.items.size, directories: this.config.directories }, 'watcher started');
       let first = true;
       let reportTimer: NodeJS.Timeout | undefined;
@@ -148,23 +162,48 @@ export class FileWatcher {
     });
   }
 
-  /** One scan (§3.2): state machine over the candidates, orders of the stable files, removals, save. */
+  /**
+   * One scan (§3.2): state machine over the candidates, orders of the stable files, removals, save.
+   *
+   * A file sent and idle (used, DONE, no order open) is only looked at for a modification (rules
+   * 3-4; rules 5-7 cannot change it). With ignoreAlreadyUsed and no minimalSize it needs nothing
+   * but its presence in the listing (rule 2), so it is not stat'ed. Otherwise it is stat'ed in one
+   * scan out of `doneStride`: every scan while there are at most DONE_CHECKS_PER_SCAN such files,
+   * every second scan up to twice that, and so on (docs/filewatcher.md, "Performance").
+   */
   async scan(): Promise<void> {
     const problems: ScanProblems = new Map();
-    const candidates = await scanDirectories(this.config.directories, this.filter, problems);
+    const gen = ++this.scanNo;
+    const stride = this.doneStride;
+    const skipUsed = this.config.ignoreAlreadyUsed && this.config.minimalSize <= 0;
+    const skip = (dir: string): ((name: string) => boolean) | null => {
+      const known = this.byDir.get(dir);
+      if (known === undefined || (stride === 1 && !skipUsed)) return null;
+      return (name) => {
+        const item = known.get(name);
+        // Items read from the state file are looked at once before any is skipped.
+        if (item === undefined || item.slot === undefined || !item.used) return false;
+        // Sent and idle: stat'ed for a modification (or, with ignoreAlreadyUsed, for minimalSize)
+        // in one scan out of `stride` (every scan when stride is 1).
+        if (!skipUsed && (item.status !== 'DONE' || item.orders !== null || (item.slot + gen) % stride === 0)) return false;
+        item.seen = gen;
+        return true;
+      };
+    };
+    const candidates = await scanDirectories(this.config.directories, this.filter, problems, skip);
     this.noteProblems(problems);
-    const seen = new Set<string>();
-    const actionable: FileItem[] = [];
+    const actionable: Tracked[] = [];
     let changed = false;
     const now = Date.now();
     for (const c of candidates) {
-      seen.add(c.key);
       const item = this.items.get(c.key);
       if (item === undefined) {
-        this.items.set(c.key, newItem(c.key));
+        this.put(c.key, this.track(newItem(c.key), gen));
         changed = true;
         continue;
       }
+      item.seen = gen;
+      item.slot ??= this.nextSlot++;
       if (item.used && this.config.ignoreAlreadyUsed) continue;
       if (c.size !== item.size) {
         item.size = c.size;
@@ -211,14 +250,50 @@ export class FileWatcher {
       await this.act(actionable);
       changed = true;
     }
-    for (const key of [...this.items.keys()]) {
-      if (seen.has(key) || this.underProblem(key)) continue;
-      this.items.delete(key);
-      changed = true;
-      this.logEvent({ file: key }, 'file removed');
+    let idle = 0;
+    for (const [key, item] of this.items) {
+      if (item.seen !== gen && !this.underProblem(key)) {
+        this.forget(key);
+        changed = true;
+        this.logEvent({ file: key }, 'file removed');
+      } else if (item.used && item.status === 'DONE') {
+        idle++;
+      }
     }
+    this.doneStride = Math.max(1, Math.ceil(idle / DONE_CHECKS_PER_SCAN));
     if (changed || this.stateBroken) await this.save();
     await this.lock.beat().catch(() => undefined);
+  }
+
+  /** Items known before the first scan (the state file's). */
+  load(items: Iterable<[string, FileItem]>): void {
+    for (const [key, i] of items) this.put(key, i);
+  }
+
+  private put(key: string, item: Tracked): void {
+    this.items.set(key, item);
+    const cut = key.lastIndexOf('/');
+    const dir = key.slice(0, Math.max(cut, 1));
+    let names = this.byDir.get(dir);
+    if (names === undefined) this.byDir.set(dir, (names = new Map()));
+    names.set(key.slice(cut + 1), item);
+  }
+
+  private forget(key: string): void {
+    this.items.delete(key);
+    const cut = key.lastIndexOf('/');
+    const dir = key.slice(0, Math.max(cut, 1));
+    const names = this.byDir.get(dir);
+    names?.delete(key.slice(cut + 1));
+    if (names?.size === 0) this.byDir.delete(dir);
+  }
+
+  /** An item as this watcher keeps it (presence mark, stride slot). */
+  private track(item: FileItem, gen: number): Tracked {
+    const t = item as Tracked;
+    t.seen = gen;
+    t.slot = this.nextSlot++;
+    return t;
   }
 
   /** Logs a directory that cannot be listed once, and when it can be again. */
