@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   fileFinalText, informationStatusText, renderResult, resultObject, ResultFields, statusWord, virtualPath,
 } from '../../src/cli/client-output.js';
+import { PRE_TASK_ERROR, transferErrorText } from '../../src/cli/client-record-fields.js';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { TaskStep } from '../../src/model/transfer.js';
+import { transferRecord } from '../helpers/transfer-record.js';
 
 const ARGS = 'client/conf/client.xml -to hostb -file hello.txt -rule send -info out1 ';
 const record = (): ResultFields => new ResultFields()
@@ -65,5 +69,15 @@ describe('output of the Java 3.6.2 client, character for character', () => {
     expect(renderResult(result, 'xml')).toBe('<xml><command>RequestInformation</command><args>c.xml -to hostb </args><status>0</status><statusTxt> SUCCESS </statusTxt><remote>hostb</remote><nb>1</nb><file1>true</file1></xml>\n');
     expect(renderResult(result, 'csv')).toBe('command;args;status;statusTxt;remote;nb;file1\nRequestInformation;c.xml -to hostb ;0; SUCCESS ;hostb;1;true\n');
     expect(renderResult(result, 'property')).toBe('command=RequestInformation\nargs=c.xml -to hostb \nstatus=0\nstatusTxt= SUCCESS \nremote=hostb\nnb=1\nfile1=true\n');
+  });
+
+  it('error: the original\'s fixed text for a file to send not found before anything started, code and message otherwise', () => {
+    const sending = transferRecord(1n, { retrieveMode: true, globalLastStep: TaskStep.NOTASK });
+    expect(transferErrorText(sending, ErrorCode.FileNotFound, 'File not found: nosuch.txt does not exist')).toBe(PRE_TASK_ERROR);
+    expect(PRE_TASK_ERROR).toBe('Pre task in error (or even before)');
+    // A pull whose file the partner lacks, or a sender failing later: the cause itself.
+    expect(transferErrorText({ ...sending, retrieveMode: false }, ErrorCode.FileNotFound, 'No file')).toBe('FileNotFound: No file');
+    expect(transferErrorText({ ...sending, globalLastStep: TaskStep.TRANSFERTASK }, ErrorCode.FileNotFound, 'gone')).toBe('FileNotFound: gone');
+    expect(transferErrorText(sending, ErrorCode.ConnectionImpossible, 'refused')).toBe('ConnectionImpossible: refused');
   });
 });
