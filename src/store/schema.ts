@@ -98,7 +98,15 @@ async function createIndexes(db: Kysely<Database>, dialect: DialectName, exec: E
  */
 async function createMissingSvcIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
   const existing = await listIndexes(db as Kysely<unknown>, dialect);
-  for (const index of SVC_INDEXES) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
+  for (const index of SVC_INDEXES) {
+    if (existing.has(index.name.toLowerCase())) continue;
+    try {
+      await exec(createIndexSql(dialect, index));
+    } catch (err) {
+      // Cluster members starting together: another one may have just created it.
+      if (!(await listIndexes(db as Kysely<unknown>, dialect)).has(index.name.toLowerCase())) throw err;
+    }
+  }
 }
 
 /**

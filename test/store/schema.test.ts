@@ -154,6 +154,13 @@ describe.each(testDialects())('schema management on $name', (dialect) => {
     const again: string[] = [];
     await f.store.upgradeSchema(OWNER, (s) => again.push(s));
     expect(again).toEqual([]);
+    // Two cluster members starting at once on this database: both starts succeed.
+    const mysql = f.db.dialect === 'mariadb' || f.db.dialect === 'mysql';
+    for (const name of ['SVC_IDX_RULE', 'SVC_IDX_REQUESTER', 'SVC_IDX_REQUESTED']) await f.db.query(mysql ? `DROP INDEX ${name} ON RUNNER` : `DROP INDEX ${name}`);
+    const other = await openStore(f.db.settings, { hostId: OWNER });
+    stores.push(other);
+    await Promise.all([f.store.upgradeSchema(OWNER), other.upgradeSchema(OWNER)]);
+    expect((await indexNames(f.db)).filter((n) => n.startsWith('svc_'))).toEqual(['svc_idx_requested', 'svc_idx_requester', 'svc_idx_rule']);
   });
 
   it('upgrade of an empty database reports it is not initialised', async (ctx) => {
