@@ -169,6 +169,8 @@ export class MonitorComponent implements Component {
       refusedConnections: () => deps.network.refusedConnections,
       queued: () => runtime.store.runner.count({ ownerReq: config.hostId, updatedInfo: [UpdatedInfo.TOSUBMIT] }),
       queueRefreshMs: Math.max(config.server.minimalDelay, 1000),
+      // Scrapers a second apart or less (an HA pair of Prometheus servers) share one collection.
+      scrapeCacheMs: 1000,
     }, config.hostId);
     metrics.attach();
     const endpoint = new MetricsEndpoint({

@@ -7,7 +7,6 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
-import { infoInteger, readInfoMap } from '../tasks/transfer-info.js';
 import type { TransferEngine } from '../transfer/engine.js';
 import type { TransferOutcome, TransferProgress } from '../transfer/types.js';
 
@@ -24,6 +23,24 @@ export interface MetricSources {
   queued: () => Promise<number>;
   /** Minimum time between two `queued` counts (ms). */
   queueRefreshMs: number;
+  /**
+   * A scrape within this many ms of the previous one gets the same text (several scrapers, or a
+   * scrape storm, cost one collection); default 0: every scrape collects.
+   */
+  scrapeCacheMs?: number;
+}
+
+/** ORIGINALSIZE of a TRANSFERINFO text, read without parsing its JSON (once per transfer). */
+const ORIGINAL_SIZE = /"ORIGINALSIZE"\s*:\s*"?(-?\d+)/;
+
+function originalSize(transferInfo: string): number {
+  const m = ORIGINAL_SIZE.exec(transferInfo);
+  return m === null ? -1 : Number(m[1]);
+}
+
+/** Adds `n` to the count of `key`. */
+function add(map: Map<string, number>, key: string, n = 1): void {
+  map.set(key, (map.get(key) ?? 0) + n);
 }
 
 const keyOf = (r: { specialId: bigint; requester: string; requested: string }): string => `${r.specialId}|${r.requester}|${r.requested}`;
@@ -46,6 +63,14 @@ export class HostMetrics {
   private readonly duration: Histogram<'rule' | 'status'>;
   private readonly errors: Counter<'code' | 'name'>;
   private engine: TransferEngine | undefined;
+  /**
+   * The per-transfer counts are plain numbers, handed to prom-client at scrape time (its labelled
+   * inc() hashes the labels at every call: several per transfer, for a figure read every 15 s).
+   */
+  private readonly startedCounts = new Map<string, number>();
+  private readonly endedCounts = new Map<string, number>();
+  private readonly byteCounts = { in: 0, out: 0 };
+  private scrape: { at: number; text: Promise<string> } | undefined;
   private queueValue = 0;
   private queueAt = 0;
   private queueRefresh: Promise<void> | undefined;
@@ -59,10 +84,37 @@ export class HostMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ hostid: hostId });
     collectDefaultMetrics({ register: this.registry });
-    this.started = new Counter({ name: 'svc_r66_transfers_started_total', help: 'Transfers started on this host, by rule and role (sender/receiver)', labelNames: ['rule', 'role'], registers });
-    this.ended = new Counter({ name: 'svc_r66_transfers_ended_total', help: 'Transfers ended on this host, by rule and final state (DONE, INERROR, INTERRUPTED...)', labelNames: ['rule', 'status'], registers });
-    this.running = new Gauge({ name: 'svc_r66_transfers_running', help: 'Transfers running on this host, by rule', labelNames: ['rule'], registers });
-    this.bytes = new Counter({ name: 'svc_r66_transfer_bytes_total', help: 'File bytes moved by transfers: in = received, out = sent', labelNames: ['direction'], registers });
+    const fromCounts = (counts: Map<string, number>, names: readonly [string, string]) => function collect(this: Counter<string>): void {
+      this.reset();
+      for (const [key, n] of counts) {
+        const cut = key.indexOf('\n');
+        this.inc({ [names[0]]: key.slice(0, cut), [names[1]]: key.slice(cut + 1) }, n);
+      }
+    };
+    const startedCounts = this.startedCounts;
+    const endedCounts = this.endedCounts;
+    const byteCounts = this.byteCounts;
+    this.started = new Counter({ name: 'svc_r66_transfers_started_total', help: 'Transfers started on this host, by rule and role (sender/receiver)', labelNames: ['rule', 'role'], registers, collect: fromCounts(startedCounts, ['rule', 'role']) });
+    this.ended = new Counter({ name: 'svc_r66_transfers_ended_total', help: 'Transfers ended on this host, by rule and final state (DONE, INERROR, INTERRUPTED...)', labelNames: ['rule', 'status'], registers, collect: fromCounts(endedCounts, ['rule', 'status']) });
+    const live = this.live;
+    this.running = new Gauge({
+      name: 'svc_r66_transfers_running', help: 'Transfers running on this host, by rule', labelNames: ['rule'], registers,
+      collect() {
+        // Rules seen before stay at 0 rather than disappearing.
+        const byRule = new Map<string, number>();
+        for (const key of startedCounts.keys()) byRule.set(key.slice(0, key.indexOf('\n')), 0);
+        for (const l of live.values()) add(byRule, l.rule);
+        for (const [rule, n] of byRule) this.set({ rule }, n);
+      },
+    });
+    this.bytes = new Counter({
+      name: 'svc_r66_transfer_bytes_total', help: 'File bytes moved by transfers: in = received, out = sent', labelNames: ['direction'], registers,
+      collect() {
+        this.reset();
+        if (byteCounts.in > 0) this.inc({ direction: 'in' }, byteCounts.in);
+        if (byteCounts.out > 0) this.inc({ direction: 'out' }, byteCounts.out);
+      },
+    });
     this.duration = new Histogram({
       name: 'svc_r66_transfer_duration_seconds', help: 'Duration of transfers on this host (start to end of the conversation), by rule and final state',
       labelNames: ['rule', 'status'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800], registers,
@@ -120,22 +172,26 @@ export class HostMetrics {
 
   /** The text exposition (Content-Type `registry.contentType`). */
   text(): Promise<string> {
-    return this.registry.metrics();
+    const cacheMs = this.sources.scrapeCacheMs ?? 0;
+    const now = performance.now();
+    if (cacheMs > 0 && this.scrape !== undefined && now - this.scrape.at < cacheMs) return this.scrape.text;
+    const text = this.registry.metrics();
+    this.scrape = { at: now, text };
+    return text;
   }
 
   private onStart(r: TransferRecord): void {
     const key = keyOf(r);
     if (this.live.has(key)) return;
     this.live.set(key, { rule: r.idRule, started: performance.now(), bytes: 0, isSender: r.retrieveMode });
-    this.started.inc({ rule: r.idRule, role: r.retrieveMode ? 'sender' : 'receiver' });
-    this.running.inc({ rule: r.idRule });
+    add(this.startedCounts, `${r.idRule}\n${r.retrieveMode ? 'sender' : 'receiver'}`);
   }
 
   private onProgress(p: TransferProgress): void {
     const live = this.live.get(keyOf(p.ref));
     if (live === undefined) return;
     const delta = p.bytes - live.bytes;
-    if (delta > 0) this.bytes.inc({ direction: p.isSender ? 'out' : 'in' }, delta);
+    if (delta > 0) this.byteCounts[p.isSender ? 'out' : 'in'] += delta;
     live.bytes = Math.max(live.bytes, p.bytes);
   }
 
@@ -147,13 +203,12 @@ export class HostMetrics {
     const status = UpdatedInfo[r.updatedInfo] ?? 'UNKNOWN';
     const ok = o.code.char === 'O';
     if (live !== undefined) {
-      this.running.dec({ rule: live.rule });
       // Small files end before their first progress event: the rest of the file counts at the end.
-      const size = ok ? Number(infoInteger(readInfoMap(r.transferInfo).ORIGINALSIZE) ?? -1n) : -1;
-      if (size > live.bytes) this.bytes.inc({ direction: live.isSender ? 'out' : 'in' }, size - live.bytes);
+      const size = ok ? originalSize(r.transferInfo) : -1;
+      if (size > live.bytes) this.byteCounts[live.isSender ? 'out' : 'in'] += size - live.bytes;
       this.duration.observe({ rule: r.idRule, status }, (performance.now() - live.started) / 1000);
     }
-    this.ended.inc({ rule: r.idRule, status });
+    add(this.endedCounts, `${r.idRule}\n${status}`);
     if (!ok) this.errors.inc({ code: o.code.char, name: o.code.name });
   }
 

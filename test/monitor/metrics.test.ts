@@ -89,3 +89,19 @@ describe('Prometheus metrics from the engine events', () => {
     expect(await down.json()).toMatchObject({ status: 'down', database: 'up', listeners: { status: 'down' } });
   });
 });
+
+describe('scrape cache', () => {
+  const sources = (scrapeCacheMs?: number) => ({
+    engine: () => undefined, outgoingConnections: () => 0, queued: async () => 0, queueRefreshMs: 60_000, ...(scrapeCacheMs !== undefined ? { scrapeCacheMs } : {}),
+  });
+
+  it('a scrape within scrapeCacheMs of the previous one gets the same text; without it each scrape collects', async () => {
+    const cached = new HostMetrics(sources(60_000), 'hosta');
+    const first = await cached.text();
+    expect(await cached.text()).toBe(first);
+    expect(cached.text()).toBe(cached.text());
+    const fresh = new HostMetrics(sources(), 'hosta');
+    expect(fresh.text()).not.toBe(fresh.text());
+    for (const m of [cached, fresh]) m.registry.clear();
+  });
+});
