@@ -34,7 +34,7 @@ describe(`scan over ${N} sent files`, () => {
 
   function watcherOver(ignoreAlreadyUsed: boolean): FileWatcher {
     const config: WatcherConfig = {
-      name: 'stride', to: ['hostb'], rule: 'send', statusFile: join(root, `status-${ignoreAlreadyUsed}.json`), directories: [dir], recursive: false,
+      name: 'stride', to: ['hostb'], rule: 'send', statusFile: join(root, `status-${ignoreAlreadyUsed}.json`), directories: [dir], regex: undefined, recursive: false,
       elapse: 1000, submit: false, parallel: true, limitParallel: 0, info: 'noinfo', md5: false, block: 65536, noLog: false, waarpHosts: [],
       elapseWaarp: 5000, minimalSize: 0, ignoreAlreadyUsed, stopFile: join(root, 'stop'), logWarn: true,
     };
