@@ -6,9 +6,10 @@
  *
  * Cost (a directory of 100,000 files already sent, docs/filewatcher.md "Performance"): the listing
  * comes with the entries' types (one getdents per 32 KB, no stat to tell files from directories);
- * a known file the watcher does not need to look at in this scan (`skip`) costs a string and a map
- * look-up, no stat, no object; only the other entries are stat'ed (synchronously, in slices that
- * yield to the event loop: a promise per stat costs several times more), filtered and sorted.
+ * a known file the watcher does not need to look at in this scan (`skip`) costs one map look-up by
+ * its name, no path, no stat, no object; only the other entries are stat'ed (synchronously, in
+ * slices that yield to the event loop: a promise per stat costs several times more) and filtered.
+ * Nothing is sorted here: the watcher sorts the few files it acts on.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,6 +20,8 @@ export interface Candidate {
   key: string;
   size: number;
   mtimeMs: number;
+  /** Rank of its directory in this scan's walk (directories in order, sub-directories after). */
+  dirRank: number;
 }
 
 export interface ScanFilter {
@@ -43,6 +46,7 @@ const SLICE = 4000;
 export async function scanDirectories(dirs: readonly string[], filter: ScanFilter, problems: ScanProblems, skip: SkipStat = () => null): Promise<Candidate[]> {
   const out: Candidate[] = [];
   let sinceYield = 0;
+  let dirRank = 0;
   // `dir` is absolute with `/` separators once normalised: a file's key is then `dir/name`, with no
   // path resolution per file.
   const walk = async (dir: string): Promise<void> => {
@@ -54,7 +58,7 @@ export async function scanDirectories(dirs: readonly string[], filter: ScanFilte
       return;
     }
     const subDirs: string[] = [];
-    const found: Candidate[] = [];
+    const rank = dirRank++;
     const skipName = skip(dir);
     for (const e of entries) {
       if (++sinceYield >= SLICE) {
@@ -80,11 +84,9 @@ export async function scanDirectories(dirs: readonly string[], filter: ScanFilte
       if (!file && skipName !== null && skipName(e.name)) continue;
       if (filter.regex !== null && !filter.regex.test(path)) continue;
       if (filter.minimalSize > 0 && st.size < filter.minimalSize) continue;
-      found.push({ key: path, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
+      out.push({ key: path, size: st.size, mtimeMs: Math.trunc(st.mtimeMs), dirRank: rank });
     }
-    // Sorted by name: files are acted on in a predictable order (only the entries looked at).
-    found.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-    for (const c of found) out.push(c);
+    // The files of a directory come in the listing's order: the watcher sorts those it acts on.
     subDirs.sort();
     for (const d of subDirs) await walk(d);
   };

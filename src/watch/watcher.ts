@@ -40,8 +40,9 @@ export const DONE_CHECKS_PER_SCAN = 10_000;
 
 /** A file as a watcher keeps it: the scan that last listed it, its place in the stride of sent files. */
 interface Tracked extends FileItem {
-  seen?: number;
-  slot?: number;
+  /** The last scan that listed it; 0: not looked at yet by this process. */
+  seen: number;
+  slot: number;
 }
 
 export class FileWatcher {
@@ -182,7 +183,7 @@ export class FileWatcher {
       return (name) => {
         const item = known.get(name);
         // Items read from the state file are looked at once before any is skipped.
-        if (item === undefined || item.slot === undefined || !item.used) return false;
+        if (item === undefined || item.seen === 0 || !item.used) return false;
         // Sent and idle: stat'ed for a modification (or, with ignoreAlreadyUsed, for minimalSize)
         // in one scan out of `stride` (every scan when stride is 1).
         if (!skipUsed && (item.status !== 'DONE' || item.orders !== null || (item.slot + gen) % stride === 0)) return false;
@@ -192,18 +193,17 @@ export class FileWatcher {
     };
     const candidates = await scanDirectories(this.config.directories, this.filter, problems, skip);
     this.noteProblems(problems);
-    const actionable: Tracked[] = [];
+    const actionable: Array<{ item: Tracked; dirRank: number }> = [];
     let changed = false;
     const now = Date.now();
     for (const c of candidates) {
       const item = this.items.get(c.key);
       if (item === undefined) {
-        this.put(c.key, this.track(newItem(c.key), gen));
+        this.put(c.key, newItem(c.key), gen);
         changed = true;
         continue;
       }
       item.seen = gen;
-      item.slot ??= this.nextSlot++;
       if (item.used && this.config.ignoreAlreadyUsed) continue;
       if (c.size !== item.size) {
         item.size = c.size;
@@ -243,11 +243,13 @@ export class FileWatcher {
       const toIgnore = item.used && item.specialId !== null && item.status !== 'RESTART';
       if ((item.status === 'VALID' || item.status === 'RESTART') && !toIgnore) {
         item.timeUsed = now;
-        actionable.push(item);
+        actionable.push({ item, dirRank: c.dirRank });
       }
     }
     if (actionable.length > 0) {
-      await this.act(actionable);
+      // In the order of the directories, then of the names.
+      actionable.sort((x, y) => x.dirRank - y.dirRank || (x.item.file < y.item.file ? -1 : x.item.file > y.item.file ? 1 : 0));
+      await this.act(actionable.map((a) => a.item));
       changed = true;
     }
     let idle = 0;
@@ -270,7 +272,9 @@ export class FileWatcher {
     for (const [key, i] of items) this.put(key, i);
   }
 
-  private put(key: string, item: Tracked): void {
+  private put(key: string, fileItem: FileItem, seen = 0): void {
+    // The marks are set once here, so every item has one shape.
+    const item = Object.assign(fileItem, { seen, slot: this.nextSlot++ });
     this.items.set(key, item);
     const cut = key.lastIndexOf('/');
     const dir = key.slice(0, Math.max(cut, 1));
@@ -286,14 +290,6 @@ export class FileWatcher {
     const names = this.byDir.get(dir);
     names?.delete(key.slice(cut + 1));
     if (names?.size === 0) this.byDir.delete(dir);
-  }
-
-  /** An item as this watcher keeps it (presence mark, stride slot). */
-  private track(item: FileItem, gen: number): Tracked {
-    const t = item as Tracked;
-    t.seen = gen;
-    t.slot = this.nextSlot++;
-    return t;
   }
 
   /** Logs a directory that cannot be listed once, and when it can be again. */
