@@ -37,7 +37,7 @@ export interface OrderStore {
   hosts: { get(hostId: string): Promise<Host | undefined> };
   nextTransferId(): Promise<bigint>;
   /** Several rows in one transaction (submitMany); without it rows are written one by one. */
-  transaction?<T>(body: (tx: { runner: Pick<RunnerRepository, 'insertMany'>; nextTransferIds(n: number): Promise<bigint[]> }) => Promise<T>): Promise<T>;
+  transaction?<T>(body: (tx: { runner: Pick<RunnerRepository, 'insertMany' | 'insert' | 'delete'>; nextTransferIds(n: number): Promise<bigint[]> }) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -366,6 +366,40 @@ export class TransferOrders {
     const refused = refusalOf(result);
     if (refused !== null) throw refused;
     return result.record ?? record;
+  }
+
+  /**
+   * Replace (web-ui.md §2.3 CreateTransfer `Update`): a stored transfer this host requested, neither
+   * running nor finished, becomes the given order under the same key: the order is checked as a new
+   * submission with that id (prepare: partner, rule, file policy), the old row goes and the new one
+   * (TOSUBMIT, rank 0) takes its place in one transaction, never neither. A partial file this host
+   * was receiving for the old row is removed, since the new row starts from rank 0. Refusals:
+   * QueryStillRunning, QueryAlreadyFinished, or IncorrectCommand when the requested host or the
+   * requester (an SSL entry) would change; nothing is written then.
+   */
+  async replace(stored: TransferRecord, order: Omit<TransferOrder, 'id' | 'partner'>): Promise<TransferRecord> {
+    const ref = { specialId: stored.specialId, requester: stored.requester, requested: stored.requested };
+    if (stored.requester !== this.opts.hostId && stored.requester !== this.opts.sslHostId) {
+      throw new TransferError(ErrorCode.IncorrectCommand, `${stored.requester} requested transfer ${stored.specialId}: only transfers this host requested can be replaced`);
+    }
+    if (this.live?.isRunning(ref) === true) throw new TransferError(ErrorCode.QueryStillRunning, `transfer ${stored.specialId} is running: stop it first`);
+    if (isFinished(stored)) throw new TransferError(ErrorCode.QueryAlreadyFinished, `transfer ${stored.specialId} is finished: create a new one`);
+    const record = await this.prepare({ ...order, id: stored.specialId, partner: stored.requested });
+    if (record.requester !== stored.requester || record.requested !== stored.requested) {
+      throw new TransferError(ErrorCode.IncorrectCommand, `the partner's entry of transfer ${stored.specialId} changed (SSL): cancel it and create a new one`);
+    }
+    const { store } = this.opts;
+    if (store.transaction !== undefined) {
+      await store.transaction(async (tx) => {
+        await tx.runner.delete(keyOf(stored));
+        await tx.runner.insert(record);
+      });
+    } else {
+      await store.runner.delete(keyOf(stored));
+      await store.runner.insert(record);
+    }
+    await removeQuietly(workFileOf(stored));
+    return record;
   }
 
   /**

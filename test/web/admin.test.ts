@@ -206,9 +206,9 @@ describe('administration area: pages and actions', () => {
     await h.store.runner.insert(transferRecord(900n, { ownerReq: 'hosta', requester: 'hosta', requested: 'hostb', idRule: 'send', updatedInfo: UpdatedInfo.DONE }));
     await h.store.runner.insert(transferRecord(901n, { ownerReq: 'hosta', requester: 'hostb', requested: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.INERROR }));
     const done = await c.post('/CreateTransfer.html', { ACTION: 'Update', SPECIALID: '900', REQUESTER: 'hosta', REQUESTED: 'hostb', OWNERREQ: 'hosta', rule: 'send', filename: 'b.txt' });
-    expect(done.body).toContain('the transfer is finished');
+    expect(done.body).toContain('transfer 900 is finished: create a new one');
     const theirs = await c.post('/CreateTransfer.html', { ACTION: 'Update', SPECIALID: '901', REQUESTER: 'hostb', REQUESTED: 'hosta', OWNERREQ: 'hosta', rule: 'send', filename: 'b.txt' });
-    expect(theirs.body).toContain('only transfers this server requested can be updated');
+    expect(theirs.body).toContain('hostb requested transfer 901: only transfers this host requested can be replaced');
     expect((await h.store.runner.get({ specialId: 900n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }))!.updatedInfo).toBe(UpdatedInfo.DONE);
   });
 

@@ -7,9 +7,7 @@ import { basename } from 'node:path';
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
-import { TransferError, workFileOf, type TransferOrder } from '../../operations/index.js';
-import { removeQuietly } from '../../transfer/placement.js';
-import { isFinished } from '../../transfer/state.js';
+import { TransferError, type TransferOrder } from '../../operations/index.js';
 import { exportHistoryV1 } from '../../admin/index.js';
 import { field, html, Html, notice, table } from '../html.js';
 import { flag, intParam, text, type Params } from '../params.js';
@@ -187,7 +185,7 @@ async function storedToUpdate(r: PageRequest): Promise<TransferRecord | string |
 /**
  * CreateTransfer `Update` (web-ui.md §2.3): the stored transfer becomes the order the form gives
  * (rule, file, start, block size, information, follow id; the requested host stays), checked by the
- * transfer-order service as a new submission with the same id (TransferOrders.prepare), and goes
+ * transfer-order service (TransferOrders.replace: a new submission with the same id), and goes
  * back to the scheduler (TOSUBMIT, from its start). Refused while it runs, once it is finished, or
  * when this server is not its requester (the partner's own requests are not ours to resubmit).
  */
@@ -197,17 +195,14 @@ async function updateTransfer(r: PageRequest, stored: TransferRecord): Promise<{
   const label = `Update ${stored.specialId}`;
   const host = text(params, 'host');
   if (host !== undefined && host !== stored.requested) return { ok: false, message: `${label}: the requested host cannot change (${stored.requested})` };
-  if (stored.requester !== rest.config.hostId && stored.requester !== rest.config.sslHostId) return { ok: false, message: `${label}: ${stored.requester} requested this transfer: only transfers this server requested can be updated` };
-  if (rest.transfers?.isRunning(stored)) return { ok: false, message: `${label}: the transfer is running: stop it first` };
-  if (isFinished(stored)) return { ok: false, message: `${label}: the transfer is finished: create a new one` };
   const start = text(params, 'startdate');
   const at = start !== undefined ? parseFreeDate(start) : undefined;
   if (start !== undefined && at === undefined) return { ok: false, message: `startdate: '${start}' is not a date (yyyy/MM/dd HH:mm)` };
   const follow = text(params, 'followid');
   if (follow !== undefined && !/^-?\d{1,19}$/.test(follow)) return { ok: false, message: `followid: '${follow}' is not a number` };
   const info = text(params, 'transferinfo');
-  const order: TransferOrder = {
-    id: stored.specialId, partner: stored.requested, rule: text(params, 'rule') ?? stored.idRule, file: text(params, 'filename') ?? stored.originalName, md5: true,
+  const order: Omit<TransferOrder, 'id' | 'partner'> = {
+    rule: text(params, 'rule') ?? stored.idRule, file: text(params, 'filename') ?? stored.originalName, md5: true,
     fileInfo: follow !== undefined ? `${info ?? 'noinfo'} {"follow":${follow}}` : info ?? stored.fileInfo,
   };
   const block = intParam(params, 'blocksize', 0);
@@ -215,15 +210,8 @@ async function updateTransfer(r: PageRequest, stored: TransferRecord): Promise<{
   // Without a start date, the stored one (a scheduled transfer keeps its time).
   order.start = at ?? stored.start;
   try {
-    const record = await ctx.orders.prepare(order);
-    if (record.requester !== stored.requester) return { ok: false, message: `${label}: the partner's entry changed (SSL): cancel this transfer and create a new one` };
-    // The old row goes and the checked one takes its key, in one transaction: never neither.
-    await rest.store.transaction(async (tx) => {
-      await tx.runner.delete(stored);
-      await tx.runner.insert(record);
-    });
-    // The new row starts from rank 0: a partial file this host was receiving for the old one goes.
-    await removeQuietly(workFileOf(stored));
+    // Checks (requester, running, finished, partner, rule, file policy) and the swap of rows: TransferOrders.replace.
+    const record = await ctx.orders.replace(stored, order);
     rest.log.info({ id: String(stored.specialId), partner: stored.requested, rule: record.idRule }, 'web administration: transfer updated and resubmitted');
     return { ok: true, message: `${label}: ${r.t('done_')}`, record };
   } catch (err) {
