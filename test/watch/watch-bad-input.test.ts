@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, ROOT, sandbox, type CliResult, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { killNodes, SEND_RULE, startNode, writeNodePair, type Node } from '../transfer/servers.js';
-import { received, spoolArgs, writeClientSide, type WatchSetup } from './watch-helpers.js';
+import { killNodes, type Node } from '../transfer/servers.js';
+import { received, spoolArgs, type WatchSetup, watchPairRunning } from './watch-helpers.js';
 
 /** unshare and setpriv work here (root, or an unprivileged user namespace): else the test is skipped. */
 const canIsolate = spawnSync('unshare', ['-rm', '--', 'sh', '-c', 'mount -t tmpfs -o size=65536 tmpfs /mnt 2>/dev/null || mount -t tmpfs -o size=65536 tmpfs /tmp'], { stdio: 'ignore' }).status === 0
@@ -45,9 +45,7 @@ describe.skipIf(!canIsolate)('FileWatcher bad input: full state-file disk, unrea
 
   beforeEach(async () => {
     box = sandbox();
-    ({ a, b } = await writeNodePair(box, { rules: SEND_RULE }, { rules: SEND_RULE }));
-    await startNode(b);
-    w = writeClientSide(box, a);
+    ({ a, b, w } = await watchPairRunning(box));
   }, 60_000);
 
   afterEach(() => {

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnCli, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { type Node } from '../transfer/servers.js';
+import { SEND_RULE, startNode, writeNodePair, type Node } from '../transfer/servers.js';
 
 export interface WatchSetup {
   clientXml: string;
@@ -31,6 +31,13 @@ export function writeClientSide(box: Sandbox, a: Node, extraXml = ''): WatchSetu
   const spool = join(box.dir, 'spool');
   mkdirSync(spool, { recursive: true });
   return { clientXml, spool, statusFile: join(box.dir, 'watch', 'status.json'), stopFile: join(box.dir, 'watch', 'stop'), env: { ...a.env, SVC_LOG_LEVEL: 'info' } };
+}
+
+/** hosta and hostb with the send rule, hostb running, hosta's client side written: a watcher test's start. */
+export async function watchPairRunning(box: Sandbox): Promise<{ a: Node; b: Node; w: WatchSetup }> {
+  const { a, b } = await writeNodePair(box, { rules: SEND_RULE }, { rules: SEND_RULE });
+  await startNode(b);
+  return { a, b, w: writeClientSide(box, a) };
 }
 
 export function spoolArgs(w: WatchSetup, extra: string[] = []): string[] {

@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { sandbox, sqliteRows, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { killNodes, SEND_RULE, startNode, writeNodePair, type Node } from '../transfer/servers.js';
-import { received, startWatcher, writeClientSide, type WatchSetup } from './watch-helpers.js';
+import { killNodes, startNode, type Node } from '../transfer/servers.js';
+import { received, startWatcher, type WatchSetup, watchPairRunning } from './watch-helpers.js';
 
 const FILES = 500;
 
@@ -31,9 +31,7 @@ describe('FileWatcher: exactly once across kill -9 of the watcher and of the par
 
   beforeEach(async () => {
     box = sandbox();
-    ({ a, b } = await writeNodePair(box, { rules: SEND_RULE }, { rules: SEND_RULE }));
-    await startNode(b);
-    w = writeClientSide(box, a);
+    ({ a, b, w } = await watchPairRunning(box));
   }, 60_000);
 
   afterEach(() => {
