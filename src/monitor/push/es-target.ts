@@ -8,7 +8,7 @@ import { Client } from '@elastic/elasticsearch';
 
 type ClientOptions = NonNullable<ConstructorParameters<typeof Client>[0]>;
 import type { PushMonitorConfig } from '../../config/index.js';
-import { indexName, itemJson } from './payload.js';
+import { indexName } from './payload.js';
 import type { PushBatch, PushTarget, PushTls } from './target.js';
 
 /** Each `url` entry with the `prefix` path; missing scheme = http, missing host = 127.0.0.1. */
@@ -52,7 +52,7 @@ export class ElasticsearchPushTarget implements PushTarget {
   async push(batch: PushBatch): Promise<void> {
     const index = indexName(this.config.index ?? '', this.hostId, batch.to);
     // Pre-serialised lines: the client sends strings as they are, so 64-bit ids stay exact.
-    const operations = batch.items.flatMap((item) => [JSON.stringify({ index: { _index: index, _id: item.uniqueId } }), itemJson(item)]);
+    const operations = batch.items.flatMap((item) => [JSON.stringify({ index: { _index: index, _id: item.uniqueId } }), item.json]);
     const answer = await this.client.bulk({ index, operations });
     if (answer.errors) {
       const failed = answer.items.map((i) => i.index).filter((a) => a?.error !== undefined && a.error !== null);

@@ -101,7 +101,8 @@ export class PushExporter {
       const from = await this.last.read();
       const { rows, to } = await this.select(from, now);
       if (rows.length > 0) {
-        const items = rows.map((r) => pushItem(r, { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to, intervalKey: opts.intervalKey }));
+        const payload = { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to, intervalKey: opts.intervalKey };
+        const items = rows.map((r) => pushItem(r, payload));
         await opts.target.push({ items, from, to });
       }
       // A member that lost the lease while pushing must not move the shared date.

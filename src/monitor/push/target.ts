@@ -2,10 +2,10 @@
 import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import type { SslConfig } from '../../config/index.js';
 import { tlsMaterialFor } from '../../net/network.js';
-import type { InfoMap } from '../../tasks/transfer-info.js';
+import type { PushItem } from './payload.js';
 
 export interface PushBatch {
-  items: InfoMap[];
+  items: PushItem[];
   /** The previous `last` (undefined: first run, whole history). */
   from: Date | undefined;
   /** This run's `now`. */
