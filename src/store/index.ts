@@ -9,7 +9,7 @@ export type { InitSchemaOptions, UpgradeResult } from './schema.js';
 export { CURRENT_SCHEMA_VERSION, compareVersions, versionFromOthers, othersWithVersion } from './schema-version.js';
 export type {
   HostConfigRepository, HostFilter, HostRepository, LimitsRepository, MultipleMonitorRepository, Repositories,
-  RuleFilter, RuleRepository, RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange,
+  RuleFilter, RuleRepository, RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally,
 } from './repository-types.js';
 export { formatLocalTimestamp, parseLocalTimestamp } from './codec.js';
 export { openNoDatabaseStore } from './nodb/nodb-store.js';

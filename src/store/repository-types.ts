@@ -103,6 +103,22 @@ export interface TransferFilter {
   notRunning?: boolean;
 }
 
+/**
+ * One group of {@link RunnerRepository.tally}: the rows sharing a direction and the four state
+ * columns, how many, and the latest STARTTRANS among them.
+ */
+export interface TransferTally {
+  /** REQUESTED is the host the tally was asked for (it received the request). */
+  inbound: boolean;
+  updatedInfo: UpdatedInfo;
+  globalStep: TaskStep;
+  /** STEPSTATUS and INFOSTATUS error code characters. */
+  stepStatus: string;
+  infoStatus: string;
+  count: number;
+  lastStart: Date;
+}
+
 export interface TransferListOptions {
   orderBy?: 'specialId' | 'start' | 'stop';
   descending?: boolean;
@@ -132,6 +148,11 @@ export interface RunnerRepository {
   updateRank(key: TransferKey, rank: number): Promise<boolean>;
   list(filter?: TransferFilter, options?: TransferListOptions): Promise<TransferRecord[]>;
   count(filter?: TransferFilter): Promise<number>;
+  /**
+   * The matching rows counted by direction (REQUESTED = `host` or not) and state columns, in the
+   * database: a handful of groups whatever the number of rows (the SNMP counters, §B.4).
+   */
+  tally(filter: TransferFilter, host: string): Promise<TransferTally[]>;
   delete(key: TransferKey): Promise<boolean>;
   /** Deletes every row matching the filter; returns how many. */
   deleteWhere(filter: TransferFilter): Promise<number>;

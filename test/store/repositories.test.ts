@@ -3,7 +3,8 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import type { Host } from '../../src/model/host.js';
 import { TransferMode, type Rule } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
-import { openStore, StoreError, type Store } from '../../src/store/index.js';
+import { openStore, StoreError, type Store, type TransferTally } from '../../src/store/index.js';
+import { tallyTransfers } from '../../src/store/nodb/transfer-filter.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 
@@ -169,6 +170,13 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     expect(ids(await store.runner.list({ updatedInfo: [] }))).toEqual([]);
     expect(await store.runner.count({ ownerReq: OWNER })).toBe(5);
     expect(await store.runner.count({ ownerReq: OWNER, notRunning: true })).toBe(4);
+    // The SNMP counters' grouped count: the same groups as counted in memory over the rows.
+    const byKey = (g: TransferTally[]) => g.map((x) => ({ ...x, lastStart: x.lastStart.getTime() })).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+    const tally = await store.runner.tally({ ownerReq: OWNER, startFrom: at(1) }, 'partnerB');
+    expect(byKey(tally)).toEqual(byKey(tallyTransfers(await store.runner.list({ ownerReq: OWNER, startFrom: at(1) }), 'partnerB')));
+    expect(tally.reduce((n, g) => n + g.count, 0)).toBe(4);
+    expect(tally.find((g) => g.inbound)).toEqual({ inbound: true, updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK, stepStatus: '-', infoStatus: '-', count: 1, lastStart: at(5) });
+    expect(await store.runner.tally({ ownerReq: 'nobody' }, 'partnerB')).toEqual([]);
     expect(ids(await store.runner.listDue(OWNER, at(30), 10))).toEqual([12n]);
     expect(ids(await store.runner.listDue(OWNER, at(9), 10))).toEqual([]);
     expect(await store.runner.markFinishedAsDone(OWNER)).toBe(1); // 15: last step 4, 's' > 'O', status 2

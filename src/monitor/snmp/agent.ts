@@ -112,7 +112,7 @@ export class SnmpService {
   private readonly startedAt = Date.now();
   private lastChange = Date.now();
   private operStatus = 5;
-  private counts: TransferCounts = countTransfers([], '');
+  private counts: TransferCounts = countTransfers([]);
   private countedAt = 0;
   private counting: Promise<void> | undefined;
   private engine: TransferEngine | undefined;
@@ -284,11 +284,14 @@ export class SnmpService {
     };
   }
 
-  /** The transfer counts, read again when older than `minimaldelay` (one RUNNER read since the agent start). */
+  /**
+   * The transfer counts, taken again when older than `minimaldelay`: one grouped count in the
+   * database over the rows started since the agent start (a few groups, not the rows).
+   */
   private refresh(): Promise<void> {
     if (Date.now() - this.countedAt < this.deps.minimalDelayMs) return Promise.resolve();
-    this.counting ??= this.deps.store().runner.list({ ownerReq: this.deps.hostId, startFrom: new Date(this.startedAt - 100) })
-      .then((rows) => { this.counts = countTransfers(rows, this.deps.hostId); this.countedAt = Date.now(); })
+    this.counting ??= this.deps.store().runner.tally({ ownerReq: this.deps.hostId, startFrom: new Date(this.startedAt - 100) }, this.deps.hostId)
+      .then((groups) => { this.counts = countTransfers(groups); this.countedAt = Date.now(); })
       .finally(() => { this.counting = undefined; });
     return this.counting;
   }

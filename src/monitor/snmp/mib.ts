@@ -1,10 +1,11 @@
 /**
  * The original's private MIB (monitoring.md §B.4), root 1.3.6.1.4.1.66666.66, every object a
  * read-only scalar `.<group>.<n>.0`, and the standard system group (§B.3). Values come from a
- * snapshot of this host's transfers started since the agent started, computed from one RUNNER
- * read at most every `minimaldelay` ms, plus live figures (up time, memory, bandwidth).
+ * snapshot of this host's transfers started since the agent started, counted by the database
+ * (RunnerRepository.tally) at most every `minimaldelay` ms, plus live figures (up time, memory, bandwidth).
  */
-import { TaskStep, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
+import { TaskStep, UpdatedInfo } from '../../model/transfer.js';
+import type { TransferTally } from '../../store/index.js';
 
 export const ROOT = '1.3.6.1.4.1.66666.66';
 export const SYSTEM = '1.3.6.1.2.1.1';
@@ -68,31 +69,32 @@ export function ticksSince(startedAt: number, at: number): number {
   return Math.max(0, Math.floor((at - startedAt) / 10));
 }
 
-export function countTransfers(rows: readonly TransferRecord[], hostId: string): TransferCounts {
+export function countTransfers(groups: readonly TransferTally[]): TransferCounts {
   const c: TransferCounts = {
     inbound: 0, outbound: 0, runningInbound: 0, runningOutbound: 0, errorInbound: 0, errorOutbound: 0, lastInbound: 0, lastOutbound: 0,
-    byStatus: new Map(), byStep: new Map(), runningByStepStatus: new Map(), byInfo: new Map(), all: rows.length,
+    byStatus: new Map(), byStep: new Map(), runningByStepStatus: new Map(), byInfo: new Map(), all: 0,
   };
-  const inc = <K>(m: Map<K, number>, k: K): void => void m.set(k, (m.get(k) ?? 0) + 1);
-  for (const r of rows) {
-    const inbound = r.requested === hostId;
-    const running = r.updatedInfo === UpdatedInfo.RUNNING;
-    const inError = r.updatedInfo === UpdatedInfo.INERROR;
-    if (inbound) {
-      c.inbound++;
-      if (running) c.runningInbound++;
-      if (inError) c.errorInbound++;
-      c.lastInbound = Math.max(c.lastInbound, r.start.getTime());
+  const add = <K>(m: Map<K, number>, k: K, n: number): void => void m.set(k, (m.get(k) ?? 0) + n);
+  for (const g of groups) {
+    const n = g.count;
+    const running = g.updatedInfo === UpdatedInfo.RUNNING;
+    const inError = g.updatedInfo === UpdatedInfo.INERROR;
+    if (g.inbound) {
+      c.inbound += n;
+      if (running) c.runningInbound += n;
+      if (inError) c.errorInbound += n;
+      c.lastInbound = Math.max(c.lastInbound, g.lastStart.getTime());
     } else {
-      c.outbound++;
-      if (running) c.runningOutbound++;
-      if (inError) c.errorOutbound++;
-      c.lastOutbound = Math.max(c.lastOutbound, r.start.getTime());
+      c.outbound += n;
+      if (running) c.runningOutbound += n;
+      if (inError) c.errorOutbound += n;
+      c.lastOutbound = Math.max(c.lastOutbound, g.lastStart.getTime());
     }
-    inc(c.byStatus, r.updatedInfo);
-    inc(c.byStep, r.globalStep);
-    if (running) inc(c.runningByStepStatus, r.stepStatus.char);
-    inc(c.byInfo, r.infoStatus.char);
+    c.all += n;
+    add(c.byStatus, g.updatedInfo, n);
+    add(c.byStep, g.globalStep, n);
+    if (running) add(c.runningByStepStatus, g.stepStatus, n);
+    add(c.byInfo, g.infoStatus, n);
   }
   return c;
 }

@@ -4,9 +4,9 @@ import { makeDirsSync } from '../../fs/make-dirs.js';
 import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { UpdatedInfo } from '../../model/transfer.js';
 import { StoreError } from '../errors.js';
-import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
+import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
 import { runnersDocument, runnersFromXml } from '../runner-xml.js';
-import { matchesTransfer, orderTransfers } from './transfer-filter.js';
+import { matchesTransfer, orderTransfers, tallyTransfers } from './transfer-filter.js';
 import { FINISHED_DONE, inBulkMove, SERVER_START, type BulkMove } from '../../transfer/state.js';
 
 const SUFFIX = '_singlerunner.xml';
@@ -118,6 +118,10 @@ export class FileRunnerRepository implements RunnerRepository {
 
   async count(filter: TransferFilter = {}): Promise<number> {
     return (await this.list(filter)).length;
+  }
+
+  async tally(filter: TransferFilter, host: string): Promise<TransferTally[]> {
+    return tallyTransfers(await this.list(filter), host);
   }
 
   async delete(key: TransferKey): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
-import type { TransferFilter, TransferListOptions } from '../repository-types.js';
+import type { TransferFilter, TransferListOptions, TransferTally } from '../repository-types.js';
 
 // The SQL conditions of repositories/runner.ts evaluated in memory (no-database mode).
 
@@ -47,4 +47,20 @@ export function orderTransfers(list: TransferRecord[], o: TransferListOptions = 
   });
   const from = o.offset ?? 0;
   return sorted.slice(from, o.limit === undefined ? undefined : from + o.limit);
+}
+
+/** The groups of RunnerRepository.tally computed over records already filtered. */
+export function tallyTransfers(records: readonly TransferRecord[], host: string): TransferTally[] {
+  const groups = new Map<string, TransferTally>();
+  for (const r of records) {
+    const inbound = r.requested === host;
+    const key = `${inbound}|${r.updatedInfo}|${r.globalStep}|${r.stepStatus.char}|${r.infoStatus.char}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { inbound, updatedInfo: r.updatedInfo, globalStep: r.globalStep, stepStatus: r.stepStatus.char, infoStatus: r.infoStatus.char, count: 1, lastStart: r.start });
+    else {
+      g.count++;
+      if (r.start.getTime() > g.lastStart.getTime()) g.lastStart = r.start;
+    }
+  }
+  return [...groups.values()];
 }

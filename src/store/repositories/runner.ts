@@ -1,9 +1,9 @@
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
 import type { Database, RunnerTable } from '../db-types.js';
-import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange } from '../repository-types.js';
+import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
 import { isDuplicateKey, StoreError } from '../errors.js';
 import { affectedRows, executeShape } from '../query-shapes.js';
 import { affected, upsertRow, type RepoContext } from './context.js';
@@ -130,6 +130,24 @@ export class SqlRunnerRepository implements RunnerRepository {
   async count(filter: TransferFilter = {}): Promise<number> {
     const row = await this.ctx.db.selectFrom('runner').select((eb) => eb.fn.countAll().as('n')).where((eb) => this.condition(eb, filter)).executeTakeFirstOrThrow();
     return readInt(row.n);
+  }
+
+  async tally(filter: TransferFilter, host: string): Promise<TransferTally[]> {
+    const rows = await this.ctx.db.selectFrom('runner')
+      .select((eb) => [
+        eb.case().when('requested', '=', host).then(1).else(0).end().as('inbound'),
+        'updatedinfo', 'globalstep', 'stepstatus', 'infostatus',
+        eb.fn.countAll().as('n'), eb.fn.max('starttrans').as('laststart'),
+      ])
+      .where((eb) => this.condition(eb, filter))
+      // By position: the three dialects accept it, and it repeats the CASE without a second parameter.
+      .groupBy(sql`1, 2, 3, 4, 5` as never)
+      .execute();
+    return rows.map((r) => ({
+      inbound: readInt(r.inbound) === 1, updatedInfo: toUpdatedInfo(readInt(r.updatedinfo)), globalStep: readInt(r.globalstep),
+      stepStatus: parseErrorCode(readText(r.stepstatus)).char, infoStatus: parseErrorCode(readText(r.infostatus)).char,
+      count: readInt(r.n), lastStart: readTs(r.laststart),
+    }));
   }
 
   async delete(key: TransferKey): Promise<boolean> {
