@@ -171,25 +171,15 @@ export class ClusterMember {
 
   async start(): Promise<void> {
     const store = this.opts.store();
-    // The lock row must exist (FOR UPDATE on no row locks nothing). Two members starting at once
-    // may both insert: the loser's duplicate key is harmless, the row is there.
-    if ((await store.multipleMonitors.get(this.claimKey)) === undefined) {
-      await store.multipleMonitors.upsert({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 }).catch(() => undefined);
-    }
-    const clean = new DatabaseLease({ job: 'history-clean', hostId: this.opts.hostId, store: this.opts.store, logger: this.opts.logger, ttlMs: 60_000 });
-    // The lease rows are created free under the claim lock: a lease row written by two members at
-    // once could be overwritten after one took it, then both would hold it.
-    await store.transaction(async (tx) => {
-      await tx.multipleMonitors.getForUpdate(this.claimKey);
-      for (const key of [this.takeover.key, clean.key]) {
-        if ((await tx.multipleMonitors.get(key)) === undefined) await tx.multipleMonitors.upsert({ hostId: key, countConfig: 0, countHost: 0, countRule: 0 });
-      }
-    });
+    // The lock row must exist (FOR UPDATE on no row locks nothing); members starting at once may
+    // all insert it, the others' inserts do nothing. The leases create their own rows the same way.
+    await store.multipleMonitors.insertIfAbsent({ hostId: this.claimKey, countConfig: 0, countHost: 0, countRule: 0 });
     this.active = true;
     await this.beat();
     await this.resubmitInterrupted();
     if (this.opts.clean) {
       // The clean a single server runs at its start, by one member at a time.
+      const clean = new DatabaseLease({ job: 'history-clean', hostId: this.opts.hostId, store: this.opts.store, logger: this.opts.logger, ttlMs: 60_000 });
       const cleaned = await clean.runExclusive(this.opts.clean);
       this.opts.logger.info({ cleaned: cleaned ?? 'another member cleans' }, 'cluster: finished transfers marked done');
     }

@@ -34,6 +34,7 @@ export class DatabaseLease {
   private heldValue = false;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private rowExists = false;
   private readonly ttlMs: number;
   private readonly renewMs: number;
 
@@ -111,6 +112,12 @@ export class DatabaseLease {
     if (store.dialect === 'none') return true;
     const now = Math.floor(Date.now() / 1000);
     const expiry = now + Math.ceil(this.ttlMs / 1000);
+    // The row must exist before it is read FOR UPDATE: a lock on no row locks nothing, and two
+    // members taking a missing lease at once would both write it and both hold it for a while.
+    if (!this.rowExists) {
+      await store.multipleMonitors.insertIfAbsent({ hostId: this.key, countConfig: 0, countHost: 0, countRule: 0 });
+      this.rowExists = true;
+    }
     const taken = await store.transaction(async (tx) => {
       const row = await tx.multipleMonitors.getForUpdate(this.key);
       if (row !== undefined && row.countConfig !== this.member && row.countConfig !== 0 && row.countHost >= now) return false;

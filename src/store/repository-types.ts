@@ -196,6 +196,12 @@ export interface MultipleMonitorRepository {
    * whole database for a write transaction). Meaningful inside {@link Store.transaction}.
    */
   getForUpdate(hostId: string): Promise<MultipleMonitor | undefined>;
+  /**
+   * Inserts the row unless its key exists (then nothing changes); true when inserted. One
+   * statement that never fails on a duplicate: members starting at once may all call it, and a
+   * row another member already took is left as it is.
+   */
+  insertIfAbsent(monitor: MultipleMonitor): Promise<boolean>;
   upsert(monitor: MultipleMonitor): Promise<void>;
   delete(hostId: string): Promise<boolean>;
 }

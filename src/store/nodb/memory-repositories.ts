@@ -118,6 +118,11 @@ export class MemoryMultipleMonitorRepository implements MultipleMonitorRepositor
   private readonly table = new MemoryTable<MultipleMonitor>('monitor', (m) => m.hostId);
   async get(hostId: string) { return this.table.get(hostId); }
   async getForUpdate(hostId: string) { return this.table.get(hostId); }
+  async insertIfAbsent(monitor: MultipleMonitor) {
+    if (this.table.get(monitor.hostId) !== undefined) return false;
+    this.table.insert(monitor);
+    return true;
+  }
   async upsert(monitor: MultipleMonitor) { this.table.upsert(monitor); }
   async delete(hostId: string) { return this.table.delete(hostId); }
 }

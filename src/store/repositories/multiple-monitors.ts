@@ -21,6 +21,14 @@ export class SqlMultipleMonitorRepository implements MultipleMonitorRepository {
     return row ? fromRow(row) : undefined;
   }
 
+  async insertIfAbsent(m: MultipleMonitor): Promise<boolean> {
+    const insert = this.ctx.db.insertInto('multiplemonitor').values({ countconfig: m.countConfig, counthost: m.countHost, countrule: m.countRule, hostid: m.hostId });
+    // ON CONFLICT DO NOTHING / INSERT IGNORE: a duplicate is no error (a failed statement would
+    // abort a PostgreSQL transaction around it).
+    const q = this.ctx.dialect === 'mysql' || this.ctx.dialect === 'mariadb' ? insert.ignore() : insert.onConflict((oc) => oc.column('hostid').doNothing());
+    return affectedInserts(await q.executeTakeFirst()) > 0;
+  }
+
   async upsert(m: MultipleMonitor): Promise<void> {
     await upsertRow(this.ctx, 'multiplemonitor', { countconfig: m.countConfig, counthost: m.countHost, countrule: m.countRule, hostid: m.hostId }, ['hostid']);
   }
@@ -28,6 +36,10 @@ export class SqlMultipleMonitorRepository implements MultipleMonitorRepository {
   async delete(hostId: string): Promise<boolean> {
     return affected(await this.ctx.db.deleteFrom('multiplemonitor').where('hostid', '=', hostId).execute()) > 0;
   }
+}
+
+function affectedInserts(r: { numInsertedOrUpdatedRows?: bigint } | undefined): number {
+  return Number(r?.numInsertedOrUpdatedRows ?? 0n);
 }
 
 function fromRow(r: Selectable<MultipleMonitorTable>): MultipleMonitor {
