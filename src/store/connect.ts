@@ -158,8 +158,8 @@ class TableNameTransformer extends OperationNodeTransformer {
 
 /**
  * Bridges the lower-case names the repositories use and the stored names: maps table names (on
- * MariaDB/MySQL, when given `tableNames`) and lower-cases result column names, which SQLite and
- * MariaDB return as declared (`HOSTID` for `select *`).
+ * MariaDB/MySQL, when given `tableNames`) and lower-cases result column names, which MariaDB
+ * returns as declared (`HOSTID` for `select *`; the SQLite driver names its rows in lower case).
  */
 class StoredNamesPlugin implements KyselyPlugin {
   private readonly transformer: TableNameTransformer | undefined;
@@ -175,7 +175,15 @@ class StoredNamesPlugin implements KyselyPlugin {
     const rows = args.result.rows;
     if (rows.length === 0) return args.result;
     const first = rows[0] as UnknownRow;
-    if (Object.keys(first).every((k) => k === k.toLowerCase())) return args.result;
-    return { ...args.result, rows: rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toLowerCase(), v]))) };
+    const keys = Object.keys(first);
+    const lower = keys.map((k) => k.toLowerCase());
+    if (keys.every((k, i) => k === lower[i])) return args.result;
+    // The names of the first row serve every row (one statement, one set of columns).
+    const copy = (row: UnknownRow): UnknownRow => {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) out[lower[i]!] = row[keys[i]!];
+      return out;
+    };
+    return { ...args.result, rows: rows.map(copy) };
   }
 }
