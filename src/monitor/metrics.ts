@@ -30,6 +30,9 @@ export interface MetricSources {
   scrapeCacheMs?: number;
 }
 
+/** Sampling period of the event-loop delay metrics (nodejs_eventloop_lag_*), in ms. */
+const EVENT_LOOP_PRECISION_MS = 100;
+
 /** ORIGINALSIZE of a TRANSFERINFO text, read without parsing its JSON (once per transfer). */
 const ORIGINAL_SIZE = /"ORIGINALSIZE"\s*:\s*"?(-?\d+)/;
 
@@ -83,7 +86,11 @@ export class HostMetrics {
   constructor(private readonly sources: MetricSources, hostId: string) {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ hostid: hostId });
-    collectDefaultMetrics({ register: this.registry });
+    // The event-loop delay histogram samples every `eventLoopMonitoringPrecision` ms on a timer of
+    // its own; prom-client's 10 ms default cost the receiving host about a tenth more CPU per
+    // small transfer in the bench (docs/performance-log.md, fifteenth session). At 100 ms a
+    // stall is seen when it delays a sample: long stalls always, short ones only some of the time.
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_PRECISION_MS });
     const fromCounts = (counts: Map<string, number>, names: readonly [string, string]) => function collect(this: Counter<string>): void {
       this.reset();
       for (const [key, n] of counts) {
