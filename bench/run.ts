@@ -7,13 +7,13 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArgsError, parseArgs, selectScenarios, SMALL_SCENARIOS, USAGE, type ScenarioName } from './lib/args.js';
+import { ArgsError, MONITORING_COMPARED, parseArgs, selectScenarios, SMALL_SCENARIOS, USAGE, withMonitoring, type ScenarioName } from './lib/args.js';
 import { makeFixtures } from './lib/fixtures.js';
 import { describeMachine } from './lib/machine.js';
 import { settleDisk } from './lib/settle.js';
 import { addRatios, combineRuns, evaluateTargets, formatRun } from './lib/report.js';
 import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
-import type { BenchOptions, BenchRun, ScenarioResult } from './lib/types.js';
+import type { BenchOptions, BenchRun, MonitoringFacility, ScenarioResult } from './lib/types.js';
 import { rawCopy, rawSmall, rawTcp } from './raw/scenarios.js';
 import { SVC_SCENARIOS, type SvcSuite } from './svc/scenarios.js';
 
@@ -40,14 +40,31 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext, svc: () => 
   }
 }
 
+/** A pair of svc hosts, started on first use and shared by the svc scenarios of every pass. */
+class LazySuite {
+  private suite: Promise<SvcSuite> | undefined;
+  constructor(private readonly ctx: ScenarioContext, private readonly monitoring: readonly MonitoringFacility[]) {}
+  get(): Promise<SvcSuite> {
+    return (this.suite ??= SVC_SCENARIOS.open(this.ctx, this.monitoring));
+  }
+  async close(): Promise<void> {
+    await (await this.suite)?.close();
+  }
+}
+
 /**
  * Runs the selection `repeat` times, round robin; in each round the small scenarios run
  * `smallRounds` times in turn after the others. Each pass gets its ratios (against the baseline of
  * the same pass) before the runs of each scenario are combined.
+ *
+ * With --compare-monitoring the scenarios of MONITORING_COMPARED run twice in each pass, on the
+ * pair of hosts without monitoring and on the pair with it, one right after the other, the first
+ * of the two alternating from pass to pass (without, with; with, without; ...): this machine's pace
+ * drifts within minutes, and two figures taken seconds apart, in both orders, share its drift.
  */
 async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promise<ScenarioResult[]> {
-  const runs = new Map<ScenarioName, ScenarioResult[]>(names.map((n) => [n, []]));
-  const { repeat, smallRounds } = ctx.opts;
+  const { repeat, smallRounds, compareMonitoring, monitoring } = ctx.opts;
+  const runs = new Map<string, ScenarioResult[]>();
   const once = names.filter((n) => !SMALL_SCENARIOS.includes(n));
   const small = names.filter((n) => SMALL_SCENARIOS.includes(n));
   const passes: Array<{ names: ScenarioName[]; label: string }> = [];
@@ -58,30 +75,46 @@ async function runScenarios(names: ScenarioName[], ctx: ScenarioContext): Promis
       passes.push({ names: small, label: [roundLabel, smallRounds > 1 ? `small ${k}/${smallRounds}` : ''].filter((x) => x !== '').join(', ') });
     }
   }
-  // The svc hosts are started once, on first use, and shared by the svc scenarios of every pass.
-  let suite: Promise<SvcSuite> | undefined;
-  const svc = (): Promise<SvcSuite> => (suite ??= SVC_SCENARIOS.open(ctx));
+  const plain = new LazySuite(ctx, compareMonitoring ? [] : monitoring);
+  const monitored = new LazySuite(ctx, monitoring);
+  const compared = (n: ScenarioName): boolean => compareMonitoring && MONITORING_COMPARED.includes(n);
+  const turns = new Map<ScenarioName, number>();
+  const measure = async (name: ScenarioName, tag: string, suite: LazySuite): Promise<ScenarioResult> => {
+    const settled = settleDisk(ctx.workDir);
+    let note = '';
+    if (settled === null) note = ' (the disk could not be synced first)';
+    else if (settled >= 0.5) note = ` (disk synced first in ${settled.toFixed(1)} s)`;
+    log(`${tag}: running${note}`);
+    const result = await runScenario(name, ctx, () => suite.get());
+    log(`${tag}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
+    return result;
+  };
   try {
     for (const pass of passes) {
       const results: ScenarioResult[] = [];
       for (const name of pass.names) {
-        const tag = pass.label === '' ? name : `${name} (${pass.label})`;
-        const settled = settleDisk(ctx.workDir);
-        let note = '';
-        if (settled === null) note = ' (the disk could not be synced first)';
-        else if (settled >= 0.5) note = ` (disk synced first in ${settled.toFixed(1)} s)`;
-        log(`${tag}: running${note}`);
-        const result = await runScenario(name, ctx, svc);
-        log(`${tag}: ${result.status === 'ok' ? `${result.value.toFixed(1)} ${result.unit}` : `${result.status}: ${result.reason ?? ''}`}`);
-        results.push(result);
+        const tag = (n: string): string => (pass.label === '' ? n : `${n} (${pass.label})`);
+        if (!compared(name)) {
+          results.push(await measure(name, tag(name), plain));
+          continue;
+        }
+        const turn = turns.get(name) ?? 0;
+        turns.set(name, turn + 1);
+        const pair: Array<[LazySuite, string]> = [[plain, name], [monitored, withMonitoring(name)]];
+        if (turn % 2 === 1) pair.reverse();
+        for (const [suite, shown] of pair) {
+          const r = await measure(name, tag(shown), suite);
+          results.push(shown === name ? r : { ...r, name: shown });
+        }
       }
       addRatios(results);
-      for (const r of results) runs.get(r.name as ScenarioName)?.push(r);
+      for (const r of results) runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
     }
   } finally {
-    await (await suite)?.close();
+    await Promise.all([plain.close(), monitored.close()]);
   }
-  return combineRuns(names.map((n) => runs.get(n) ?? []));
+  const shownNames = names.flatMap((n) => (compared(n) ? [n, withMonitoring(n)] : [n]));
+  return combineRuns(shownNames.map((n) => runs.get(n) ?? []));
 }
 
 async function main(): Promise<number> {

@@ -4,7 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import type { BenchOptions } from './types.js';
+import type { BenchOptions, MonitoringFacility } from './types.js';
 
 export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'raw-small', 'small-seq', 'small-concurrent'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -23,6 +23,15 @@ export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
   'large-digest': 'raw-copy',
   'small-seq': 'raw-small',
 };
+
+/** The facilities of `--monitoring`, in the order they are named in the output. */
+export const MONITORING_FACILITIES: readonly MonitoringFacility[] = ['metrics', 'push', 'snmp'];
+
+/** The scenarios `--compare-monitoring` runs on both pairs of hosts (issue 26 item 7: small files). */
+export const MONITORING_COMPARED: readonly ScenarioName[] = ['small-seq', 'small-concurrent'];
+
+/** The name under which a scenario's runs on the hosts with monitoring are reported. */
+export const withMonitoring = (name: string): string => `${name}+monitoring`;
 
 /** The digests of server.xml limit/digest, by the number the configuration uses (config.md). */
 export const DIGESTS = ['CRC32', 'ADLER32', 'MD5', 'MD2', 'SHA1', 'SHA256', 'SHA384', 'SHA512'] as const;
@@ -52,8 +61,12 @@ export const USAGE = `usage: npm run bench -- [options]
   --work DIR              where the temporary files are made (default the system temp dir)
   --keep                  keep the temporary files
   --profile               svc processes write CPU profiles (bench/results/profile-*/), summarised at the end
-  --monitoring            svc hosts run with Prometheus metrics (scraped every second), push monitoring
-                          (every second, to a receiver in the bench) and the SNMP agent (level-4 traps)
+  --monitoring[=LIST]     svc hosts run with Prometheus metrics (scraped every second), push monitoring
+                          (every second, to a receiver in the bench) and the SNMP agent (level-4 traps);
+                          LIST picks some of them: ${MONITORING_FACILITIES.join(',')}
+  --compare-monitoring    small-seq and small-concurrent also run on a second pair of hosts with the
+                          monitoring of --monitoring (default: all of it), alternating with the first
+                          pair (without), each pass in turn first; reports both and judges the cost
   --help                  this text
 `;
 
@@ -71,6 +84,14 @@ function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
   if (value === undefined || !Number.isInteger(n) || n <= 0) throw new ArgsError(`${flag} expects a positive integer, got ${value ?? 'nothing'}`);
   return n;
+}
+
+/** `push,snmp` -> the facilities, in MONITORING_FACILITIES order; an unknown name is an error. */
+function monitoringList(list: string): MonitoringFacility[] {
+  const names = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = names.filter((n) => !(MONITORING_FACILITIES as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) throw new ArgsError(`--monitoring= expects some of ${MONITORING_FACILITIES.join(',')}, got ${list === '' ? 'nothing' : list}`);
+  return MONITORING_FACILITIES.filter((f) => names.includes(f));
 }
 
 /** Expands names and prefixes to scenario names, in the canonical order, baselines included. */
@@ -108,7 +129,8 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     workRoot: tmpdir(),
     keep: false,
     profile: false,
-    monitoring: false,
+    monitoring: [],
+    compareMonitoring: false,
   };
   const explicit = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
@@ -142,8 +164,14 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
       case '--work': opts.workRoot = resolve(cwd, next() ?? ''); break;
       case '--keep': opts.keep = true; break;
       case '--profile': opts.profile = true; break;
-      case '--monitoring': opts.monitoring = true; break;
-      default: throw new ArgsError(`unknown option ${flag}\n\n${USAGE}`);
+      case '--monitoring': opts.monitoring = [...MONITORING_FACILITIES]; break;
+      case '--compare-monitoring': opts.compareMonitoring = true; break;
+      default:
+        if (flag.startsWith('--monitoring=')) {
+          opts.monitoring = monitoringList(flag.slice('--monitoring='.length));
+          break;
+        }
+        throw new ArgsError(`unknown option ${flag}\n\n${USAGE}`);
     }
   }
   if (opts.quick) {
@@ -154,6 +182,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     if (!explicit.has('warmup')) opts.warmup = 50;
     if (!explicit.has('small-rounds')) opts.smallRounds = 1;
   }
+  if (opts.compareMonitoring && opts.monitoring.length === 0) opts.monitoring = [...MONITORING_FACILITIES];
   selectScenarios(opts.only); // validates the names early
   return opts;
 }

@@ -1,7 +1,7 @@
 /**
  * Ratios, targets (the issue's figures, each PASS / MISS / SKIP) and the printed tables.
  */
-import { BASELINE_OF, TARGET_DIGEST, type ScenarioName } from './args.js';
+import { BASELINE_OF, MONITORING_COMPARED, TARGET_DIGEST, withMonitoring, type ScenarioName } from './args.js';
 import type { BenchRun, RssGrowth, ScenarioResult, TargetResult } from './types.js';
 
 const MB = 1e6;
@@ -10,11 +10,23 @@ export const RSS_LIMIT_BYTES = 250 * MB;
 /** Allowed RSS growth between the first and the last window of small transfers. */
 export const RSS_GROWTH_LIMIT = 0.1;
 
+/** Allowed cost of monitoring on the small-file figures (issue 26 item 7): with >= 0.9 x without. */
+export const MONITORING_FLOOR = 0.9;
+
+/**
+ * The scenario a result is compared with: its baseline (BASELINE_OF), or for a run on the hosts
+ * with monitoring (--compare-monitoring), the same scenario on the hosts without.
+ */
+function baselineOf(name: string): string | undefined {
+  const compared = MONITORING_COMPARED.find((n) => withMonitoring(n) === name);
+  return compared ?? BASELINE_OF[name as ScenarioName];
+}
+
 /** Fills `baseline` and `ratio` of each scenario whose baseline ran in the same run. */
 export function addRatios(results: ScenarioResult[]): void {
   const byName = new Map(results.map((r) => [r.name, r]));
   for (const r of results) {
-    const baseName = BASELINE_OF[r.name as ScenarioName];
+    const baseName = baselineOf(r.name);
     if (baseName === undefined) continue;
     r.baseline = baseName;
     const b = byName.get(baseName);
@@ -95,7 +107,7 @@ function rateTarget(results: Map<string, ScenarioResult>, name: ScenarioName, th
   return atLeast(`${name}-rate`, rule, r.value, threshold);
 }
 
-const SVC: ScenarioName[] = ['large', 'large-tls', 'large-digest', 'small-seq', 'small-concurrent'];
+const SVC: string[] = ['large', 'large-tls', 'large-digest', 'small-seq', 'small-concurrent', ...MONITORING_COMPARED.map(withMonitoring)];
 
 function rssTarget(results: Map<string, ScenarioResult>): TargetResult {
   const rule = `peak RSS of each svc host <= ${RSS_LIMIT_BYTES / MB} MB`;
@@ -114,23 +126,33 @@ function rssTarget(results: Map<string, ScenarioResult>): TargetResult {
 /**
  * The issue's figure is the first vs the last thousand small transfers: the concurrent scenario
  * (2000 transfers) has exactly that. small-seq (500 transfers: windows of 250, mostly warm-up) is
- * only shown in the note, for information.
+ * only shown in the note, for information. With --compare-monitoring the worse of the two pairs of
+ * hosts is judged.
  */
 function growthTarget(results: Map<string, ScenarioResult>): TargetResult {
   const rule = `RSS growth first -> last 1000 small transfers <= ${RSS_GROWTH_LIMIT * 100}%`;
-  const worstOf = (name: string): RssGrowth | undefined => {
-    const r = results.get(name);
-    if (r?.status !== 'ok' || r.rssGrowth === undefined) return undefined;
-    return [...r.rssGrowth].sort((x, y) => y.growth - x.growth)[0];
+  const worstOf = (name: string): (RssGrowth & { where: string }) | undefined => {
+    const candidates = [name, withMonitoring(name)].map((n) => results.get(n)).filter((r) => r?.status === 'ok' && r.rssGrowth !== undefined) as ScenarioResult[];
+    return candidates.flatMap((r) => (r.rssGrowth ?? []).map((g) => ({ ...g, where: r.name }))).sort((x, y) => y.growth - x.growth)[0];
   };
   const seq = worstOf('small-seq');
-  const seqNote = seq === undefined ? '' : `; small-seq (info) ${(seq.growth * 100).toFixed(1)}% ${seq.role}, windows of ${seq.window}`;
+  const seqNote = seq === undefined ? '' : `; ${seq.where} (info) ${(seq.growth * 100).toFixed(1)}% ${seq.role}, windows of ${seq.window}`;
   const worst = worstOf('small-concurrent');
   if (worst === undefined) return skip('rss-growth', rule, RSS_GROWTH_LIMIT, `${whyNot(results.get('small-concurrent'), 'small-concurrent')}${seqNote}`);
   return {
     name: 'rss-growth', rule, status: worst.growth <= RSS_GROWTH_LIMIT ? 'PASS' : 'MISS', measured: worst.growth, threshold: RSS_GROWTH_LIMIT,
-    reason: `small-concurrent ${worst.role}, windows of ${worst.window}${seqNote}`,
+    reason: `${worst.where} ${worst.role}, windows of ${worst.window}${seqNote}`,
   };
+}
+
+/** The small-file figure with monitoring on against the same pass's figure without (--compare-monitoring). */
+function monitoringTarget(results: Map<string, ScenarioResult>, name: ScenarioName): TargetResult {
+  const shown = withMonitoring(name);
+  const rule = `${name} with monitoring >= ${MONITORING_FLOOR} x without`;
+  const r = results.get(shown);
+  if (r === undefined) return skip(`${name}-monitoring`, rule, MONITORING_FLOOR, 'not run: the bench compares with and without monitoring with --compare-monitoring');
+  if (r.ratio === undefined) return skip(`${name}-monitoring`, rule, MONITORING_FLOOR, r.status === 'ok' ? whyNot(results.get(name), name) : whyNot(r, shown));
+  return atLeast(`${name}-monitoring`, rule, r.ratio, MONITORING_FLOOR);
 }
 
 export function evaluateTargets(list: ScenarioResult[], digest: string = TARGET_DIGEST): TargetResult[] {
@@ -145,7 +167,7 @@ export function evaluateTargets(list: ScenarioResult[], digest: string = TARGET_
   ];
   // Another digest changes the hashing cost, and the targets were set with SHA-256: information only.
   const judged = digest === TARGET_DIGEST ? throughput : throughput.map((t) => skip(t.name, t.rule, t.threshold, `the hosts ran with --digest ${digest}; the targets assume ${TARGET_DIGEST}`));
-  return [...judged, rssTarget(results), growthTarget(results)];
+  return [...judged, rssTarget(results), growthTarget(results), ...MONITORING_COMPARED.map((n) => monitoringTarget(results, n))];
 }
 
 // ---------------------------------------------------------------------------------------------

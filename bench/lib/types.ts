@@ -144,9 +144,20 @@ export interface BenchOptions {
   keep: boolean;
   /** Run the svc processes with --cpu-prof and summarise their profiles (see lib/profile.ts). */
   profile: boolean;
-  /** The svc hosts run with metrics, push monitoring and SNMP on (bench/svc/monitoring.ts). */
-  monitoring: boolean;
+  /**
+   * The monitoring facilities the svc hosts run with (bench/svc/monitoring.ts); empty: none. With
+   * `compareMonitoring`, only the second pair of hosts has them.
+   */
+  monitoring: MonitoringFacility[];
+  /**
+   * The small svc scenarios run on two pairs of hosts, one without monitoring and one with
+   * `monitoring`, alternately, and are judged against each other (issue 26 item 7).
+   */
+  compareMonitoring: boolean;
 }
+
+/** What `--monitoring` can switch on, one by one. */
+export type MonitoringFacility = 'metrics' | 'push' | 'snmp';
 
 export interface BenchRun {
   schema: 1;

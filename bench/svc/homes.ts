@@ -47,7 +47,7 @@ export interface Home {
   ports: HostPorts;
   /** A client configuration reading the server's own database (asend/masend submissions). */
   submitXml: string;
-  /** With --monitoring: the server's metrics port. */
+  /** With --monitoring including metrics: the server's metrics port. */
   metricsPort?: number;
 }
 
@@ -56,8 +56,8 @@ export interface HomeOptions {
   runLimit: number;
   /** limit/digest, in the original's numbering (config.md): 5 is SHA-256. */
   digest: number;
-  /** --monitoring: every monitoring facility on, reporting to these sinks (monitoring.ts). */
-  monitoring?: Pick<MonitoringSinks, 'pushUrl' | 'trapPort'>;
+  /** --monitoring: the chosen monitoring facilities on, reporting to these sinks (monitoring.ts). */
+  monitoring?: Pick<MonitoringSinks, 'facilities' | 'pushUrl' | 'trapPort'>;
 }
 
 export async function freePort(): Promise<number> {

@@ -12,11 +12,14 @@ export const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)))
 const BIN = { server: join(ROOT, 'bin/svc-r66server.js'), client: join(ROOT, 'bin/svc-r66client.js') };
 const START_TIMEOUT_MS = 60_000;
 
-/** Extra node flags of every svc process started from now on (--cpu-prof for --profile). */
-let nodeFlags: string[] = [];
+/**
+ * Extra node flags of the svc processes of a home started from now on (--cpu-prof for --profile),
+ * by home: with --compare-monitoring two pairs of hosts write their profiles in separate folders.
+ */
+const nodeFlags = new WeakMap<Home, string[]>();
 
-export function setSvcNodeFlags(flags: string[]): void {
-  nodeFlags = flags;
+export function setSvcNodeFlags(home: Home, flags: string[]): void {
+  nodeFlags.set(home, flags);
 }
 
 function envFor(home: Home): NodeJS.ProcessEnv {
@@ -27,7 +30,7 @@ function envFor(home: Home): NodeJS.ProcessEnv {
 }
 
 export function spawnCli(side: 'server' | 'client', home: Home, args: string[], name: string): Child {
-  return new Child(name, process.execPath, [...nodeFlags, BIN[side], ...args], { env: envFor(home), cwd: home.confDir });
+  return new Child(name, process.execPath, [...(nodeFlags.get(home) ?? []), BIN[side], ...args], { env: envFor(home), cwd: home.confDir });
 }
 
 /** Runs a command to its end; throws with its output when it does not exit 0. */

@@ -17,8 +17,8 @@ import { DIGESTS, type ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, setAside, throughput, type ScenarioContext } from '../lib/scenario.js';
-import type { RssGrowth, ScenarioResult, ServerWarnings } from '../lib/types.js';
-import { startMonitoringSinks } from './monitoring.js';
+import type { MonitoringFacility, RssGrowth, ScenarioResult, ServerWarnings } from '../lib/types.js';
+import { startMonitoringSinks, type MonitoringSinks } from './monitoring.js';
 import { writeHomes, type Home } from './homes.js';
 import { jsonResults, ROOT, runCli, setSvcNodeFlags, spawnCli, startServer } from './hosts.js';
 import { profileNodeFlags, summarizeProfiles } from '../lib/profile.js';
@@ -121,9 +121,10 @@ class Suite implements SvcSuite {
   /** Which process each pid was, for the profile summary. */
   private readonly labels = new Map<number, string>();
 
-  constructor(private readonly hosts: Hosts, private readonly profileDir: string | undefined, private readonly log: (line: string) => void) {
-    this.labels.set(hosts.serverA.pid, 'hosta server');
-    this.labels.set(hosts.serverB.pid, 'hostb server');
+  constructor(private readonly hosts: Hosts, private readonly profileDir: string | undefined, private readonly log: (line: string) => void, private readonly sinks: MonitoringSinks | undefined) {
+    const pair = sinks === undefined ? '' : ` (monitoring: ${sinks.facilities.join(',')})`;
+    this.labels.set(hosts.serverA.pid, `hosta server${pair}`);
+    this.labels.set(hosts.serverB.pid, `hostb server${pair}`);
   }
 
   private client(args: string[], name: string, scenario: string): Child {
@@ -133,6 +134,15 @@ class Suite implements SvcSuite {
   }
 
   async run(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioResult> {
+    this.sinks?.scraping(true);
+    try {
+      return await this.runScenario(name, ctx);
+    } finally {
+      this.sinks?.scraping(false);
+    }
+  }
+
+  private async runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioResult> {
     switch (name) {
       case 'large': return this.large(ctx, name, this.hosts.b.id, []);
       case 'large-tls': return this.large(ctx, name, this.hosts.b.sslId, []);
@@ -347,15 +357,20 @@ function portTaken(err: unknown): boolean {
   return err instanceof Error && err.message.includes('EADDRINUSE');
 }
 
-async function open(ctx: ScenarioContext): Promise<SvcSuite> {
+/**
+ * Starts a pair of hosts (hosta, hostb) with these monitoring facilities (none: `[]`) and warms
+ * them up. With --compare-monitoring the bench opens two pairs, each in its own folder.
+ */
+async function open(ctx: ScenarioContext, monitoring: readonly MonitoringFacility[]): Promise<SvcSuite> {
   let profileDir: string | undefined;
   if (ctx.opts.profile) {
-    profileDir = join(ctx.opts.resultsDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+    const pair = monitoring.length === 0 ? '' : `-monitoring`;
+    profileDir = join(ctx.opts.resultsDir, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}${pair}`);
     mkdirSync(profileDir, { recursive: true });
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await setUp(ctx, profileDir);
+      return await setUp(ctx, profileDir, monitoring);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!portTaken(err) || attempt >= SETUP_ATTEMPTS) return unavailable(`svc hosts could not be set up: ${message}`);
@@ -365,14 +380,12 @@ async function open(ctx: ScenarioContext): Promise<SvcSuite> {
 }
 
 /** Writes the hosts' homes in a fresh folder, starts both servers and warms them up. */
-async function setUp(ctx: ScenarioContext, profileDir: string | undefined): Promise<Suite> {
-  // A set-up tried again runs its commands unprofiled, as the first one did.
-  setSvcNodeFlags([]);
-  const root = scratch(ctx, 'svc');
+async function setUp(ctx: ScenarioContext, profileDir: string | undefined, monitoring: readonly MonitoringFacility[]): Promise<Suite> {
+  const root = scratch(ctx, monitoring.length === 0 ? 'svc' : 'svc-monitoring');
   let serverA: Child | undefined;
   let serverB: Child | undefined;
   try {
-    const sinks = ctx.opts.monitoring ? await startMonitoringSinks() : undefined;
+    const sinks = monitoring.length > 0 ? await startMonitoringSinks(monitoring) : undefined;
     const { a, b, run } = await writeHomes(root, {
       runLimit: ctx.opts.concurrency, digest: DIGESTS.indexOf(ctx.opts.digest as (typeof DIGESTS)[number]), ...(sinks ? { monitoring: sinks } : {}),
     });
@@ -384,15 +397,17 @@ async function setUp(ctx: ScenarioContext, profileDir: string | undefined): Prom
     const warmCount = Math.min(opts.warmup, fixtures.smallNames.length);
     if (warmCount > 0) linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, warmCount), join(a.outDir, 'warm'));
     // Profiles of the servers and the transfer commands only, not of the set-up commands above.
-    if (profileDir !== undefined) setSvcNodeFlags(profileNodeFlags(profileDir));
+    if (profileDir !== undefined) for (const h of [a, b]) setSvcNodeFlags(h, profileNodeFlags(profileDir));
     serverA = await startServer(a);
     serverB = await startServer(b);
     if (sinks) {
-      sinks.scrape([a.metricsPort ?? 0, b.metricsPort ?? 0]);
-      ctx.log('svc hosts run with monitoring on: metrics scraped every second, push every second, SNMP agent with level-4 traps');
+      sinks.scrapeWhileMeasured([a.metricsPort, b.metricsPort].filter((p): p is number => p !== undefined));
+      const what = { metrics: 'metrics scraped every second', push: 'push every second', snmp: 'SNMP agent with level-4 traps' };
+      ctx.log(`svc hosts run with monitoring on: ${monitoring.map((f) => what[f]).join(', ')}`);
     }
-    ctx.log(`svc hosts running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
-    const suite = new Suite({ a, b, serverA, serverB }, profileDir, ctx.log);
+    const pair = sinks === undefined ? 'svc hosts' : 'svc hosts with monitoring';
+    ctx.log(`${pair} running: hosta pid ${serverA.pid} (port ${a.ports.port}/${a.ports.sslPort}), hostb pid ${serverB.pid} (port ${b.ports.port}/${b.ports.sslPort})`);
+    const suite = new Suite({ a, b, serverA, serverB }, profileDir, ctx.log, sinks);
     if (warmCount > 0) await suite.warmUp(ctx, warmCount);
     return suite;
   } catch (err) {

@@ -148,3 +148,52 @@ describe('bench --digest', () => {
     expect(() => digestOf('--digest')).toThrow(/--digest expects one of CRC32, ADLER32, MD5/);
   });
 });
+
+describe('bench --monitoring and --compare-monitoring', () => {
+  it('--monitoring is every facility, --monitoring=LIST some, in a fixed order; unknown names are refused', () => {
+    expect(parseArgs([], '/')).toMatchObject({ monitoring: [], compareMonitoring: false });
+    expect(parseArgs(['--monitoring'], '/')).toMatchObject({ monitoring: ['metrics', 'push', 'snmp'] });
+    expect(parseArgs(['--monitoring=snmp,push'], '/')).toMatchObject({ monitoring: ['push', 'snmp'] });
+    expect(() => parseArgs(['--monitoring=push,graphite'], '/')).toThrow(/--monitoring= expects some of metrics,push,snmp, got push,graphite/);
+    expect(() => parseArgs(['--monitoring='], '/')).toThrow(/got nothing/);
+  });
+
+  it('--compare-monitoring alone compares with every facility on, or with those chosen', () => {
+    expect(parseArgs(['--compare-monitoring'], '/')).toMatchObject({ compareMonitoring: true, monitoring: ['metrics', 'push', 'snmp'] });
+    expect(parseArgs(['--compare-monitoring', '--monitoring=metrics'], '/')).toMatchObject({ compareMonitoring: true, monitoring: ['metrics'] });
+  });
+
+  it('judges each small scenario with monitoring against the same pass without it, the median of the passes', () => {
+    const pass = (seq: number, seqOn: number, conc: number, concOn: number): ScenarioResult[] => {
+      const rs = [result('raw-small', 600), result('small-seq', seq), result('small-seq+monitoring', seqOn), result('small-concurrent', conc), result('small-concurrent+monitoring', concOn)];
+      addRatios(rs);
+      return rs;
+    };
+    // Without the pairing a slow pass (the second) would make monitoring look free or costly.
+    const passes = [pass(200, 190, 500, 400), pass(100, 98, 300, 250), pass(220, 200, 520, 430)];
+    expect(passes[0]?.[2]).toMatchObject({ baseline: 'small-seq', ratio: 0.95 });
+    expect(passes[0]?.[1]).toMatchObject({ baseline: 'raw-small' });
+    const names = ['raw-small', 'small-seq', 'small-seq+monitoring', 'small-concurrent', 'small-concurrent+monitoring'];
+    const combined = combineRuns(names.map((_, i) => passes.map((p) => p[i] as ScenarioResult)));
+    expect(combined[2]).toMatchObject({ name: 'small-seq+monitoring', value: 190, runRatios: [0.95, 0.98, 200 / 220] });
+    const targets = Object.fromEntries(evaluateTargets(combined).map((t) => [t.name, t]));
+    expect(targets['small-seq-monitoring']).toMatchObject({ status: 'PASS', rule: 'small-seq with monitoring >= 0.9 x without', measured: 0.95 });
+    expect(targets['small-concurrent-monitoring']).toMatchObject({ status: 'MISS', measured: 430 / 520 });
+  });
+
+  it('without --compare-monitoring the monitoring targets are SKIP and say how to run them', () => {
+    const targets = Object.fromEntries(evaluateTargets([result('small-seq', 200)]).map((t) => [t.name, t]));
+    expect(targets['small-seq-monitoring']).toMatchObject({ status: 'SKIP', reason: expect.stringMatching(/--compare-monitoring/) });
+  });
+
+  it('memory targets count the hosts with monitoring too', () => {
+    const growth = (g: number): ScenarioResult['rssGrowth'] => [{ role: 'host-a', firstBytes: 100, lastBytes: 100 * (1 + g), window: 1000, growth: g }];
+    const results = [
+      result('small-concurrent', 500, { processes: [host('host-a', 150)], rssGrowth: growth(0.02) }),
+      result('small-concurrent+monitoring', 480, { processes: [host('host-a', 251)], rssGrowth: growth(0.12) }),
+    ];
+    const targets = Object.fromEntries(evaluateTargets(results).map((t) => [t.name, t]));
+    expect(targets['peak-rss']).toMatchObject({ status: 'MISS', reason: 'highest: small-concurrent+monitoring host-a' });
+    expect(targets['rss-growth']).toMatchObject({ status: 'MISS', measured: 0.12, reason: 'small-concurrent+monitoring host-a, windows of 1000' });
+  });
+});
