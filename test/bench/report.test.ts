@@ -158,8 +158,10 @@ describe('bench --monitoring and --compare-monitoring', () => {
     expect(() => parseArgs(['--monitoring='], '/')).toThrow(/got nothing/);
   });
 
-  it('--compare-monitoring alone compares with every facility on, or with those chosen', () => {
-    expect(parseArgs(['--compare-monitoring'], '/')).toMatchObject({ compareMonitoring: true, monitoring: ['metrics', 'push', 'snmp'] });
+  it('--compare-monitoring alone compares with every facility on, or with those chosen, over 12 passes unless told', () => {
+    expect(parseArgs(['--compare-monitoring'], '/')).toMatchObject({ compareMonitoring: true, monitoring: ['metrics', 'push', 'snmp'], smallRounds: 12 });
+    expect(parseArgs(['--compare-monitoring', '--small-rounds', '4'], '/')).toMatchObject({ smallRounds: 4 });
+    expect(parseArgs(['--compare-monitoring', '--quick'], '/')).toMatchObject({ smallRounds: 1 });
     expect(parseArgs(['--compare-monitoring', '--monitoring=metrics'], '/')).toMatchObject({ compareMonitoring: true, monitoring: ['metrics'] });
   });
 
