@@ -6,7 +6,7 @@ import { transferToJson } from '../../src/http/v2/converters.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { formatIsoLocal } from '../../src/model/iso-date.js';
-import { pushBody, pushItem, type PayloadOptions } from '../../src/monitor/push/payload.js';
+import { pushBodyChunks, pushItem, type PayloadOptions } from '../../src/monitor/push/payload.js';
 import { infoInteger, readInfoMap, stringifyInfoMap, type InfoMap } from '../../src/tasks/transfer-info.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 
@@ -60,7 +60,14 @@ describe('push monitoring item text', () => {
 
   it('puts the items in {"results":[...]}', () => {
     const items = records.slice(0, 2).map((r) => pushItem(r, variants[0]!));
-    expect(pushBody(items)).toBe(`{"results":[${expected(records[0]!, variants[0]!)},${expected(records[1]!, variants[0]!)}]}`);
-    expect(pushBody([])).toBe('{"results":[]}');
+    const body = (list: typeof items): string => Buffer.concat(pushBodyChunks(list)).toString('utf8');
+    expect(body(items)).toBe(`{"results":[${expected(records[0]!, variants[0]!)},${expected(records[1]!, variants[0]!)}]}`);
+    expect(body([])).toBe('{"results":[]}');
+    // A big run is cut into chunks of about 32 KiB that join into the same body.
+    const many = Array.from({ length: 200 }, (_, k) => items[k % items.length]!);
+    const chunks = pushBodyChunks(many);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(48 * 1024);
+    expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).toEqual({ results: many.map((i) => JSON.parse(i.json)) });
   });
 });

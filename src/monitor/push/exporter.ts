@@ -12,7 +12,7 @@ import type { TransferRecord } from '../../model/transfer.js';
 import type { Store } from '../../store/index.js';
 import type { DatabaseLease } from '../leader.js';
 import { LastDateStore } from './last-date.js';
-import { pushItem } from './payload.js';
+import { pushItem, type PushItem } from './payload.js';
 import type { PushTarget } from './target.js';
 
 export interface PushExporterOptions {
@@ -93,27 +93,35 @@ export class PushExporter {
     return { rows: byId(first.filter((r) => r.stop.getTime() < cut.getTime())), to: cut };
   }
 
+  /**
+   * The items of one run. The records are dropped here, before the push waits for its receiver:
+   * kept across that wait they would outlive the young generation and be promoted (1-2 MB a
+   * second on a busy host), and only a full collection frees the old generation.
+   */
+  private async items(from: Date | undefined, now: Date): Promise<{ items: PushItem[]; to: Date }> {
+    const { opts } = this;
+    const { rows, to } = await this.select(from, now);
+    const payload = { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to, intervalKey: opts.intervalKey };
+    return { items: rows.map((r) => pushItem(r, payload)), to };
+  }
+
   private async runOnce(): Promise<RunResult> {
     const { opts } = this;
     if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
     const now = new Date();
     try {
       const from = await this.last.read();
-      const { rows, to } = await this.select(from, now);
-      if (rows.length > 0) {
-        const payload = { hostId: opts.hostId, transformLongAsString: opts.transformLongAsString, intervalIncluded: opts.intervalIncluded, from, to, intervalKey: opts.intervalKey };
-        const items = rows.map((r) => pushItem(r, payload));
-        await opts.target.push({ items, from, to });
-      }
+      const { items, to } = await this.items(from, now);
+      if (items.length > 0) await opts.target.push({ items, from, to });
       // A member that lost the lease while pushing must not move the shared date.
       if (opts.lease !== undefined && !opts.lease.held) return 'not-leader';
       await this.last.write(to);
       this.more = to !== now;
       if (this.failingSince !== undefined) {
-        opts.logger.warn({ since: this.failingSince.toISOString(), records: rows.length }, 'push monitoring: the receiver accepts again; the records of the outage were pushed');
+        opts.logger.warn({ since: this.failingSince.toISOString(), records: items.length }, 'push monitoring: the receiver accepts again; the records of the outage were pushed');
         this.failingSince = undefined;
       }
-      return rows.length > 0 ? 'pushed' : 'empty';
+      return items.length > 0 ? 'pushed' : 'empty';
     } catch (err) {
       this.more = false;
       // Logged once per outage, not at every run.

@@ -10,7 +10,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { PushMonitorConfig } from '../../config/index.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
-import { pushBody } from './payload.js';
+import { pushBodyChunks } from './payload.js';
 import type { PushBatch, PushTarget, PushTls } from './target.js';
 
 /** `url` + `endpoint` with exactly one `/` between them. */
@@ -53,7 +53,8 @@ export class HttpPushTarget implements PushTarget {
   }
 
   async push(batch: PushBatch): Promise<void> {
-    const body = Buffer.from(pushBody(batch.items), 'utf8');
+    const body = pushBodyChunks(batch.items);
+    const length = body.reduce((n, chunk) => n + chunk.length, 0);
     const auth = authorizationOf(this.config);
     const headers: Record<string, string | number> = {
       Connection: this.config.keepConnection ? 'keep-alive' : 'close',
@@ -62,7 +63,7 @@ export class HttpPushTarget implements PushTarget {
       [`${this.headerPrefix}-START`]: batch.from === undefined ? '' : formatIsoLocal(batch.from),
       [`${this.headerPrefix}-STOP`]: formatIsoLocal(batch.to),
       'Content-Type': 'application/json',
-      'Content-Length': body.length,
+      'Content-Length': length,
     };
     const request = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
     const status = await new Promise<number>((resolve, reject) => {
@@ -73,7 +74,10 @@ export class HttpPushTarget implements PushTarget {
       });
       req.once('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.once('error', reject);
-      req.end(body);
+      // Written at once (the socket buffers what it cannot send yet): the request is bounded by
+      // the exporter's batch size, and the receiver's answer comes only after the whole body.
+      for (const chunk of body) req.write(chunk);
+      req.end();
     });
     if (status !== 200 && status !== 201) throw new Error(`the receiver answered HTTP ${status} (expected 200 or 201)`);
   }

@@ -63,9 +63,32 @@ export function pushItem(r: TransferRecord, o: PayloadOptions): PushItem {
   return { uniqueId, json: `${json}}` };
 }
 
-/** `{"results":[...]}`, compact. */
-export function pushBody(items: readonly PushItem[]): string {
-  return `{"results":[${items.map((i) => i.json).join(',')}]}`;
+/** About how many characters of items go in one chunk of a push body (see pushBodyChunks). */
+const BODY_CHUNK_CHARS = 32 * 1024;
+
+/**
+ * `{"results":[...]}`, compact, as UTF-8 chunks of about 32 KiB to write one after the other.
+ * One run pushes every transfer of its window (~1.6 KB each, 1-2 MB a second on a busy host): as
+ * one string and one Buffer, both would be large objects, which V8 frees only at a full
+ * collection, and the host's peak RSS rose by 30-60 MB with push on (docs/performance-log.md,
+ * sixteenth session). Small chunks die young.
+ */
+export function pushBodyChunks(items: readonly PushItem[]): Buffer[] {
+  const chunks: Buffer[] = [];
+  let parts: string[] = ['{"results":['];
+  let chars = 0;
+  items.forEach((item, i) => {
+    parts.push(i === 0 ? item.json : `,${item.json}`);
+    chars += item.json.length + 1;
+    if (chars >= BODY_CHUNK_CHARS) {
+      chunks.push(Buffer.from(parts.join(''), 'utf8'));
+      parts = [];
+      chars = 0;
+    }
+  });
+  parts.push(']}');
+  chunks.push(Buffer.from(parts.join(''), 'utf8'));
+  return chunks;
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');
