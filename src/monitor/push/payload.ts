@@ -68,10 +68,11 @@ const BODY_CHUNK_CHARS = 32 * 1024;
 
 /**
  * `{"results":[...]}`, compact, as UTF-8 chunks of about 32 KiB to write one after the other.
- * One run pushes every transfer of its window (~1.6 KB each, 1-2 MB a second on a busy host): as
- * one string and one Buffer, both would be large objects, which V8 frees only at a full
- * collection, and the host's peak RSS rose by 30-60 MB with push on (docs/performance-log.md,
- * sixteenth session). Small chunks die young.
+ * One run pushes every transfer of its window (~1.6 KB each, 1-2 MB a second on a busy host, up
+ * to 16 MB for a batch of 10,000 after an outage): as one string and then one Buffer of it, the
+ * body would be held twice, in large objects that only a full collection frees. Chunks are
+ * small and short-lived. (In the bench this did not measurably lower the peak RSS that push
+ * adds to a host: docs/performance-log.md, sixteenth session.)
  */
 export function pushBodyChunks(items: readonly PushItem[]): Buffer[] {
   const chunks: Buffer[] = [];
