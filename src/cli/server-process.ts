@@ -8,6 +8,7 @@ import { closeLogbackLogger, createServerLogger } from '../server/logger.js';
 import { describe } from '../server/lifecycle.js';
 import { ServerRuntime } from '../server/runtime.js';
 import { installShutdownHandlers } from '../server/shutdown.js';
+import { capOldGenerationGrowth } from '../server/old-generation.js';
 import { growYoungGenerationAtOnce } from '../server/young-generation.js';
 import { EXIT_NO_LISTENER, EXIT_START_FAILED } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -32,6 +33,8 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
   const { io } = opts;
   // A server alternates idle and busy spells: no slow re-growth of the young generation after each.
   growYoungGenerationAtOnce();
+  // Nor an old generation grown to four times what it keeps alive, full of promoted garbage.
+  capOldGenerationGrowth();
   let config: ServerConfig;
   try {
     config = await loadServerConfig(opts.configFile);
