@@ -10,8 +10,7 @@
  * more full collections (concurrent marking of the live set, on V8's helper thread). V8 reads the
  * flag at each collection, so the running process can set it, as for the young generation.
  */
-import { setFlagsFromString } from 'node:v8';
-import { commandLineSets } from '../config/node-flags.js';
+import { setV8FlagUnlessGiven } from '../config/node-flags.js';
 
 /** The old generation may grow to (1 + this / 100) times what the last full collection kept. */
 export const OLD_GENERATION_GROWING_PERCENT = 100;
@@ -23,7 +22,5 @@ const FLAG = '--heap-growing-percent';
  * Returns the percent set, or undefined when the command line's was kept.
  */
 export function capOldGenerationGrowth(execArgv: readonly string[] = process.execArgv): number | undefined {
-  if (commandLineSets(execArgv, [FLAG])) return undefined;
-  setFlagsFromString(`${FLAG}=${OLD_GENERATION_GROWING_PERCENT}`);
-  return OLD_GENERATION_GROWING_PERCENT;
+  return setV8FlagUnlessGiven(FLAG, OLD_GENERATION_GROWING_PERCENT, execArgv);
 }

@@ -14,8 +14,7 @@
  * (16 MB semi-spaces by default, the size a busy server reaches anyway): the warm-up is over within
  * the first few hundred transfers. The maximum, idle shrinking and everything else stay V8's.
  */
-import { setFlagsFromString } from 'node:v8';
-import { commandLineSets } from '../config/node-flags.js';
+import { setV8FlagUnlessGiven } from '../config/node-flags.js';
 
 /** 16 x the smallest young generation (1 MB) reaches the default maximum (16 MB) in one step. */
 export const YOUNG_GENERATION_GROWTH_FACTOR = 16;
@@ -27,7 +26,5 @@ const FLAG = '--semi-space-growth-factor';
  * Returns the factor set, or undefined when the command line's was kept.
  */
 export function growYoungGenerationAtOnce(execArgv: readonly string[] = process.execArgv): number | undefined {
-  if (commandLineSets(execArgv, [FLAG])) return undefined;
-  setFlagsFromString(`${FLAG}=${YOUNG_GENERATION_GROWTH_FACTOR}`);
-  return YOUNG_GENERATION_GROWTH_FACTOR;
+  return setV8FlagUnlessGiven(FLAG, YOUNG_GENERATION_GROWTH_FACTOR, execArgv);
 }
