@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
 import type { Io } from './io.js';
-import { isAlive, removePid, writePid } from './pid-file.js';
+import { isAlive, removePid, writePid } from '../fs/pid-file.js';
 
 /** The copy's `ready` message; its other fields are the copy's own (host id, log file...). */
 export interface ReadyMessage {

@@ -17,7 +17,7 @@ import { runSpool } from './client-spool.js';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED, SPOOL_EXIT } from './exit-codes.js';
 import { configFileOf, serverPidFile } from './instance.js';
 import { readFileSync } from 'node:fs';
-import { isAlive, readPid, removePidIfOwned, writePid } from './pid-file.js';
+import { isAlive, readPid, removePidIfOwned, writePid } from '../fs/pid-file.js';
 
 const DAEMON_ENV = 'SVC_R66_WATCHER_DAEMON';
 const READY_TIMEOUT_MS = 60_000;

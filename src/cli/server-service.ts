@@ -12,7 +12,7 @@ import { parseArgs } from './args.js';
 import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
 import { configFileOf, serverPidFile, type Instance } from './instance.js';
 import type { Io } from './io.js';
-import { removePidIfOwned, runningPid, writePid } from './pid-file.js';
+import { removePidIfOwned, runningPid, writePid } from '../fs/pid-file.js';
 import { runServerProcess } from './server-process.js';
 import { ensureEmbeddedHome } from '../server/embedded-home.js';
 

@@ -12,7 +12,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isAlive } from '../cli/pid-file.js';
+import { isAlive } from '../fs/pid-file.js';
 
 export class LockedError extends Error {
   constructor(message: string) {

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, readPid } from '../../src/cli/pid-file.js';
+import { isAlive, readPid } from '../../src/fs/pid-file.js';
 import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { commandDir, runScript, shellBlocks, type ScriptResult } from '../docs/doc-scripts.js';
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, readPid } from '../../src/cli/pid-file.js';
+import { isAlive, readPid } from '../../src/fs/pid-file.js';
 import { freePort } from '../../src/server/ports.js';
 import { runCli, sandbox, type Sandbox } from '../cli/cli-helpers.js';
 import { commandDir, runScript, shellBlocks, type ScriptResult } from '../docs/doc-scripts.js';

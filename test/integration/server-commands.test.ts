@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, sandbox, spawnCli, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
-import { isAlive, readPid } from '../../src/cli/pid-file.js';
+import { isAlive, readPid } from '../../src/fs/pid-file.js';
 import { waitFor } from '../helpers/wait.js';
 
 let box: Sandbox;

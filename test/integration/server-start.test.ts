@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, runCli, sandbox, spawnCli, sqliteRows, writeInstance, type Instance, type Running, type Sandbox } from '../cli/cli-helpers.js';
-import { isAlive, readPid } from '../../src/cli/pid-file.js';
+import { isAlive, readPid } from '../../src/fs/pid-file.js';
 import { readCryptoKeyFile, readGgpFile } from '../../src/config/crypto.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeDirsSync } from '../fs/make-dirs.js';
+import { makeDirsSync } from './make-dirs.js';
 
 /** The PID recorded in `path`, or undefined when the file is missing or holds no valid PID. */
 export function readPid(path: string): number | undefined {
