@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { parseRoleSet, type AliasEntry, type RoleEntry } from '../config/index.js';
-import { parseAliases, parseBusiness, parseRoles } from '../http/hostconfig-xml.js';
+import { parseAliases, parseBusiness, parseRoles } from '../config/hostconfig-xml.js';
 import type { HostConfig } from '../model/host-config.js';
 import type { Limits } from '../model/limits.js';
 import { UpdatedInfo } from '../model/transfer.js';

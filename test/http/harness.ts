@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { defaultSecurity, encryptPasswordHex, generateCryptoKey, REST_FUNCTIONS, type RestConfig, type SecurityConfig, type ServerConfig } from '../../src/config/index.js';
 import { createRestApp, memoryBandwidth, type RestServices } from '../../src/http/index.js';
-import { formatRoles } from '../../src/http/hostconfig-xml.js';
+import { formatRoles } from '../../src/config/hostconfig-xml.js';
 import type { Host } from '../../src/model/host.js';
 import { openStore, type DbConnectionSettings, type Store } from '../../src/store/index.js';
 

@@ -5,7 +5,7 @@
  */
 import type { JsonCommand } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
-import { parseBusiness } from '../hostconfig-xml.js';
+import { parseBusiness } from '../../config/hostconfig-xml.js';
 import type { ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
 import { packetJson } from './packets.js';

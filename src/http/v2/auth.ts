@@ -9,7 +9,7 @@ import { parseIsoDate } from '../../model/iso-date.js';
 import { guardOf } from '../auth-guard.js';
 import type { RestListenerContext } from '../context.js';
 import { hmacHex, passwordMatches, clearPassword, safeEqual } from '../credentials.js';
-import { parseRoles } from '../hostconfig-xml.js';
+import { parseRoles } from '../../config/hostconfig-xml.js';
 import { V2Status } from './errors.js';
 
 const unauthorized = (): V2Status => new V2Status(401, { 'WWW-Authenticate': 'Basic, HMAC' });

@@ -4,7 +4,7 @@ import { Role } from '../../config/index.js';
 import type { HostConfig } from '../../model/host-config.js';
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../model/product.js';
 import { CURRENT_SCHEMA_VERSION } from '../../store/index.js';
-import { formatAliases, formatBusiness, formatRoles, parseAliases, parseBusiness, parseRoles } from '../hostconfig-xml.js';
+import { formatAliases, formatBusiness, formatRoles, parseAliases, parseBusiness, parseRoles } from '../../config/hostconfig-xml.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { hostConfigSchema } from './schemas.js';

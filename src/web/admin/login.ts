@@ -6,7 +6,7 @@
  */
 import { Role, parseRoleSet, type ServerConfig } from '../../config/index.js';
 import { passwordMatches, safeEqual } from '../../http/credentials.js';
-import { parseRoles } from '../../http/hostconfig-xml.js';
+import { parseRoles } from '../../config/hostconfig-xml.js';
 import type { Store } from '../../store/index.js';
 
 export interface LoginResult {

@@ -5,7 +5,7 @@
  * `<aliases><alias><realid>h</realid><aliasid>a b</aliasid></alias>...`.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { compactToString, el, section } from '../config/xml-write.js';
+import { compactToString, el, section } from './xml-write.js';
 
 const parser = new XMLParser({ parseTagValue: false, isArray: (name) => ['businessid', 'role', 'alias'].includes(name) });
 
