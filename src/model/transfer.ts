@@ -25,6 +25,11 @@ export enum UpdatedInfo {
   DONE = 6,
 }
 
+/** The names of the UpdatedInfo values, by value (REST v2 `status`, push monitoring). */
+export const TRANSFER_STATUS = ['UNKNOWN', 'NOTUPDATED', 'INTERRUPTED', 'TOSUBMIT', 'INERROR', 'RUNNING', 'DONE'] as const;
+/** The names of the TaskStep values, by value (REST v2 `globalStep`, push monitoring). */
+export const GLOBAL_STEPS = ['NOTASK', 'PRETASK', 'TRANSFERTASK', 'POSTTASK', 'ALLDONETASK', 'ERRORTASK'] as const;
+
 /** Any stored value outside 0..6 reads as UNKNOWN (database.md §5.1). */
 export function toUpdatedInfo(value: number): UpdatedInfo {
   return Number.isInteger(value) && value >= 0 && value <= 6 ? (value as UpdatedInfo) : UpdatedInfo.UNKNOWN;

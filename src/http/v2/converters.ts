@@ -1,11 +1,11 @@
 /** Model records to the v2 JSON objects (rest-v2.md §10.1, §10.7, §10.8), keys in the documented order. */
 import type { Host } from '../../model/host.js';
 import { TransferMode, type Rule, type RuleTask } from '../../model/rule.js';
-import { TaskStep, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
+import { GLOBAL_STEPS, TaskStep, TRANSFER_STATUS, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
 
-export const TRANSFER_STATUS = ['UNKNOWN', 'NOTUPDATED', 'INTERRUPTED', 'TOSUBMIT', 'INERROR', 'RUNNING', 'DONE'] as const;
-export const GLOBAL_STEPS = ['NOTASK', 'PRETASK', 'TRANSFERTASK', 'POSTTASK', 'ALLDONETASK', 'ERRORTASK'] as const;
+// The names live in the model: push monitoring (src/monitor) writes them too.
+export { GLOBAL_STEPS, TRANSFER_STATUS };
 
 /** v2 mode names by code (rest-v2.md §11). */
 export const MODE_NAMES: Record<number, string> = {
