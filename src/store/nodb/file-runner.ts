@@ -7,7 +7,7 @@ import { StoreError } from '../errors.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
 import { runnersDocument, runnersFromXml } from '../runner-xml.js';
 import { matchesTransfer, orderTransfers, tallyTransfers } from './transfer-filter.js';
-import { FINISHED_DONE, inBulkMove, SERVER_START, type BulkMove } from '../../transfer/state.js';
+import { FINISHED_DONE, inBulkMove, SERVER_START, type BulkMove } from '../bulk-moves.js';
 
 const SUFFIX = '_singlerunner.xml';
 

@@ -7,7 +7,7 @@ import type { RunnerRepository, TransferFilter, TransferListOptions, TransferSta
 import { isDuplicateKey, StoreError } from '../errors.js';
 import { affectedRows, executeShape } from '../query-shapes.js';
 import { affected, upsertRow, type RepoContext } from './context.js';
-import { bulkMoveSql, FINISHED_DONE, SERVER_START, type BulkMove } from '../../transfer/state.js';
+import { bulkMoveSql, FINISHED_DONE, SERVER_START, type BulkMove } from '../bulk-moves.js';
 
 const KEY_COLUMNS = ['requested', 'requester', 'ownerreq', 'specialid'] as const;
 const ORDER_COLUMNS = { specialId: 'specialid', start: 'starttrans', stop: 'stoptrans' } as const;
