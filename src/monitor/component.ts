@@ -3,13 +3,12 @@
  * the engine's events) and stopped before it: Prometheus metrics and the health endpoint, push
  * monitoring (HTTP or Elasticsearch) and the SNMP agent, each only when configured.
  */
-import { loadSnmpConfig } from '../config/index.js';
+import type { Logger } from 'pino';
+import { loadSnmpConfig, type ServerConfig } from '../config/index.js';
 import { UpdatedInfo } from '../model/transfer.js';
 import type { R66Network } from '../net/network.js';
-import type { Component } from '../server/component.js';
-import type { ServerRuntime } from '../server/runtime.js';
+import type { Store } from '../store/index.js';
 import type { TransferEngine } from '../transfer/engine.js';
-import type { TransferService } from '../transfer/service.js';
 import { MetricsEndpoint } from './http-endpoint.js';
 import { DatabaseLease } from './leader.js';
 import { HostMetrics } from './metrics.js';
@@ -20,8 +19,16 @@ import { pushTls, type PushTarget } from './push/target.js';
 import { SnmpService } from './snmp/agent.js';
 import { loadMonitoringSettings, type MonitoringSettings } from './settings.js';
 
+/** What monitoring reads of the running host (src/server's ServerRuntime is one). */
+export interface MonitorRuntime {
+  readonly config: ServerConfig;
+  readonly log: Logger;
+  readonly store: Store;
+}
+
 export interface MonitorDeps {
-  transfers: TransferService;
+  /** The transfer service: `engine` is the running engine and throws while it is stopped. */
+  transfers: { readonly engine: TransferEngine };
   network: R66Network;
 }
 
@@ -55,12 +62,13 @@ function openOutgoing(network: R66Network): number {
   }
 }
 
-export class MonitorComponent implements Component {
+/** A lifecycle component of the server (src/server/component.ts's Component). */
+export class MonitorComponent {
   readonly name = 'monitoring';
   private parts: MonitorPart[] = [];
   private settingsValue: MonitoringSettings | undefined;
 
-  constructor(private readonly runtime: ServerRuntime, private readonly deps: MonitorDeps) {}
+  constructor(private readonly runtime: MonitorRuntime, private readonly deps: MonitorDeps) {}
 
   get settings(): MonitoringSettings | undefined {
     return this.settingsValue;
