@@ -150,10 +150,10 @@ export class MonitorComponent {
     const https = push.url.split(',').some((u) => u.trim().toLowerCase().startsWith('https:'));
     const tls = https ? await pushTls(config.ssl, settings.pushInsecure) : undefined;
     const timeoutMs = config.limits.timeoutCon;
+    const logger = log.child({ component: 'push-monitor' });
     const target: PushTarget = push.kind === 'rest'
       ? new HttpPushTarget(push, config.hostId, settings.brand === 'svc' ? 'X-SVC' : 'X-WAARP', timeoutMs, tls)
-      : new ElasticsearchPushTarget(push, config.hostId, timeoutMs, tls);
-    const logger = log.child({ component: 'push-monitor' });
+      : new ElasticsearchPushTarget(push, { hostId: config.hostId, timeoutMs, tls, service: settings.searchService, logger });
     const lease = settings.pushLeader === 'auto' ? new DatabaseLease({ job: 'pushmonitor', hostId: config.hostId, store: () => this.runtime.store, logger }) : undefined;
     await lease?.start();
     const exporter = new PushExporter({

@@ -10,6 +10,7 @@
  *     <pushleader>auto</pushleader>            auto | always | never (push monitoring in a cluster)
  *     <monitorheaders>svc</monitorheaders>     svc | waarp (names of the push headers and key)
  *     <pushinsecure>false</pushinsecure>       true: do not verify an https collector's certificate
+ *     <searchservice>auto</searchservice>      auto (GET /) | elasticsearch-8 | opensearch-2 ... (push with <index>)
  *   </monitoring>
  *
  * `SVC_MONITORING=off` in the environment turns every monitoring facility off (push, SNMP,
@@ -18,6 +19,7 @@
 import { ConfigError } from '../config/errors.js';
 import { SectionReader } from '../config/values.js';
 import { readXmlFile } from '../config/xml-read.js';
+import { parseSearchService, type SearchService } from './push/search-service.js';
 
 export type PushLeaderMode = 'auto' | 'always' | 'never';
 
@@ -34,10 +36,12 @@ export interface MonitoringSettings {
   brand: 'svc' | 'waarp';
   /** Accept any certificate from an https push receiver (the original's REST behaviour). */
   pushInsecure: boolean;
+  /** The search service pushed to, when configured; undefined: read with GET / (`auto`). */
+  searchService: SearchService | undefined;
 }
 
 export const DEFAULT_MONITORING: MonitoringSettings = {
-  enabled: true, metricsPort: 0, metricsAddress: '127.0.0.1', metricsPath: '/metrics', healthPath: '/health', pushLeader: 'auto', brand: 'waarp', pushInsecure: false,
+  enabled: true, metricsPort: 0, metricsAddress: '127.0.0.1', metricsPath: '/metrics', healthPath: '/health', pushLeader: 'auto', brand: 'waarp', pushInsecure: false, searchService: undefined,
 };
 
 function path(sec: SectionReader, name: string, fallback: string): string {
@@ -54,6 +58,14 @@ function oneOf<T extends string>(sec: SectionReader, name: string, allowed: read
   return lower;
 }
 
+function searchService(sec: SectionReader): SearchService | undefined {
+  const v = sec.nonEmpty('searchservice');
+  if (v === undefined) return undefined;
+  const parsed = parseSearchService(v);
+  if (parsed instanceof Error) throw sec.error('searchservice', parsed.message);
+  return parsed;
+}
+
 /** Reads `<monitoring>` of server.xml (defaults when absent) and the environment switches. */
 export async function loadMonitoringSettings(serverXml: string, env: NodeJS.ProcessEnv = process.env): Promise<MonitoringSettings> {
   const doc = await readXmlFile(serverXml, ['config']);
@@ -67,6 +79,7 @@ export async function loadMonitoringSettings(serverXml: string, env: NodeJS.Proc
     pushLeader: oneOf(sec, 'pushleader', ['auto', 'always', 'never'], 'auto'),
     brand: oneOf(sec, 'monitorheaders', ['svc', 'waarp'], 'waarp'),
     pushInsecure: sec.boolean('pushinsecure', false),
+    searchService: searchService(sec),
   };
   if (env.SVC_METRICS_PORT !== undefined && env.SVC_METRICS_PORT !== '') {
     const port = Number(env.SVC_METRICS_PORT);

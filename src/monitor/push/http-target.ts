@@ -6,11 +6,12 @@
  * endpoint removed, Content-Length in bytes, and the remote certificate verified (system roots
  * plus the host's trust store) unless `<monitoring><pushinsecure>` says otherwise.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { PushMonitorConfig } from '../../config/index.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
 import { pushBodyChunks } from './payload.js';
+import { sendRequest } from './request.js';
 import type { PushBatch, PushTarget, PushTls } from './target.js';
 
 /** `url` + `endpoint` with exactly one `/` between them. */
@@ -65,20 +66,7 @@ export class HttpPushTarget implements PushTarget {
       'Content-Type': 'application/json',
       'Content-Length': length,
     };
-    const request = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(this.url, { method: 'POST', agent: this.agent, headers, timeout: this.timeoutMs }, (res: IncomingMessage) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-        res.once('error', reject);
-      });
-      req.once('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.once('error', reject);
-      // Written at once (the socket buffers what it cannot send yet): the request is bounded by
-      // the exporter's batch size, and the receiver's answer comes only after the whole body.
-      for (const chunk of body) req.write(chunk);
-      req.end();
-    });
+    const { status } = await sendRequest(this.url, { method: 'POST', agent: this.agent, headers, timeoutMs: this.timeoutMs, body, maxAnswerBytes: 0 });
     if (status !== 200 && status !== 201) throw new Error(`the receiver answered HTTP ${status} (expected 200 or 201)`);
   }
 

@@ -74,20 +74,30 @@ const BODY_CHUNK_CHARS = 32 * 1024;
  * adds to a host: docs/performance-log.md, sixteenth session.)
  */
 export function pushBodyChunks(items: readonly PushItem[]): Buffer[] {
+  return utf8Chunks('{"results":[', items, (item, i) => (i === 0 ? item.json : `,${item.json}`), ']}');
+}
+
+/**
+ * `open`, the text of each item, `close`, as UTF-8 chunks of about 32 KiB (see pushBodyChunks):
+ * the one place a push body is cut, for the REST JSON and the search service's NDJSON alike.
+ */
+export function utf8Chunks(open: string, items: readonly PushItem[], text: (item: PushItem, i: number) => string, close: string): Buffer[] {
   const chunks: Buffer[] = [];
-  let parts: string[] = ['{"results":['];
+  let parts: string[] = [open];
   let chars = 0;
   items.forEach((item, i) => {
-    parts.push(i === 0 ? item.json : `,${item.json}`);
-    chars += item.json.length + 1;
+    const piece = text(item, i);
+    parts.push(piece);
+    chars += piece.length;
     if (chars >= BODY_CHUNK_CHARS) {
       chunks.push(Buffer.from(parts.join(''), 'utf8'));
       parts = [];
       chars = 0;
     }
   });
-  parts.push(']}');
-  chunks.push(Buffer.from(parts.join(''), 'utf8'));
+  parts.push(close);
+  const tail = parts.join('');
+  if (tail !== '' || chunks.length === 0) chunks.push(Buffer.from(tail, 'utf8'));
   return chunks;
 }
 
