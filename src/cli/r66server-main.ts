@@ -18,6 +18,7 @@ const COMMANDS: Record<string, CommandHandler<ServerCommandContext>> = {
   loadconf: (ctx, args) => loadconfCommand({ ...ctx, side: 'server' }, args),
   init: lazyCommand(async () => (await import('./home-commands.js')).initCommand),
   partner: lazyCommand(async () => (await import('./home-commands.js')).partnerCommand),
+  migrate: lazyCommand(async () => (await import('./server-migrate.js')).migrateCommand),
 };
 
 runMain('svc-r66server', processIo, async () => {

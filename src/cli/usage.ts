@@ -21,6 +21,7 @@ export const SERVER_COMMANDS: CommandHelp[] = [
   { synopsis: 'loadrule DIR', summary: 'load the *.rule.xml and *.rules.xml files of DIR into the database' },
   { synopsis: 'init -hostid ID -port N', summary: 'create the home -home DIR for host ID; -sslport, -restport (default N+1, N+2), -httpport, -httpsport' },
   { synopsis: 'partner -with DIR', summary: 'make this home and the home DIR partners (both partner files and databases; -address, -withaddress)' },
+  { synopsis: 'migrate -from FILE [-client FILE] [-h2jar JAR] [-dry-run] [-force]', summary: 'take a Java R66 host over: its H2 database copied to SQLite (or PostgreSQL/MariaDB used in place), <db> repointed, *.bak kept' },
   { synopsis: 'help', summary: 'print this text' },
 ];
 

@@ -1,0 +1,148 @@
+// `svc-r66server migrate` from an H2 database of the original's schema, built with Debian's
+// libh2-java (H2 2.1.x; Waarp 3.6.2's own H2 1.4.200 is not on this machine, so only its jar
+// selection is checked here): every table copied, the <db> sections repointed with *.bak kept,
+// the H2 file untouched, the next id above this host's own ids only, dry run and second run.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseCsvRecords } from '../../src/admin/migration/csv.js';
+import { withDbSection } from '../../src/admin/migration/db-section.js';
+import { chooseH2Jar } from '../../src/admin/migration/h2-reader.js';
+import { defaultSqliteFile, formatMigrationReport, migrateHost, MigrationError } from '../../src/admin/migration/index.js';
+import { PASSWORD_HEX, runCli, sandbox, sqliteRows, writeInstance, type Sandbox } from '../cli/cli-helpers.js';
+import { buildJavaH2, h2Available, h2DbSection, hostInsert, ruleInsert, runnerInsert } from './migration-h2.js';
+
+const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('H2 CSV reading', () => {
+  it('keeps NULL (unquoted empty) apart from the empty string, quotes and line breaks', () => {
+    const recs = parseCsvRecords('"A","B","C"\n,"","x""y,\nz"\n"1",,"2"\n');
+    expect(recs).toEqual([{ A: null, B: '', C: 'x"y,\nz' }, { A: '1', B: null, C: '2' }]);
+  });
+});
+
+describe('the <db> section rewrite', () => {
+  it('changes dbdriver and dbserver only, comments and layout kept', () => {
+    const text = '<config>\n  <!-- mine -->\n  <db>\n    <dbdriver>h2</dbdriver>\n    <dbserver>jdbc:h2:/x/waarp</dbserver>\n    <dbuser>u</dbuser>\n  </db>\n</config>\n';
+    const out = withDbSection(text, 'server.xml', 'sqlite', 'jdbc:sqlite:/a&b/db.sqlite', 'was h2');
+    expect(out).toContain('<dbdriver>sqlite</dbdriver>');
+    expect(out).toContain('<dbserver>jdbc:sqlite:/a&amp;b/db.sqlite</dbserver>');
+    expect(out).toContain('<dbuser>u</dbuser>');
+    expect(out.startsWith('<config>\n  <!-- mine -->\n  <db><!-- was h2 -->')).toBe(true);
+    expect(() => withDbSection('<config/>', 'client.xml', 'sqlite', 'x', 'n')).toThrow(/no <db> section/);
+  });
+});
+
+describe('H2 jar selection', () => {
+  it('picks the jar whose major version reads the file format, else asks for -h2jar', async () => {
+    const jars = [{ path: '/j/h2-2.1.214.jar', version: '2.1.214' }, { path: '/j/h2-1.4.200.jar', version: '1.4.200' }];
+    expect((await chooseH2Jar(undefined, jars, { base: '/d/w', file: '/d/w.mv.db', format: 1 })).path).toBe('/j/h2-1.4.200.jar');
+    expect((await chooseH2Jar(undefined, jars, { base: '/d/w', file: '/d/w.mv.db', format: 2 })).path).toBe('/j/h2-2.1.214.jar');
+    await expect(chooseH2Jar(undefined, [jars[0]!], { base: '/d/w', file: '/d/w.mv.db', format: 1 })).rejects.toThrow(/H2 1\.4\.x .*-h2jar/);
+  });
+});
+
+const PARTNER_ID = 8800000000000000001n; // a partner's random (GUID-mode) id: not ours
+
+describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
+  let box: Sandbox;
+  let confDir: string;
+  let h2Base: string;
+
+  beforeEach(() => {
+    box = sandbox();
+    confDir = join(box.dir, 'hosta');
+    mkdirSync(join(confDir, 'h2'), { recursive: true });
+    h2Base = join(confDir, 'h2', 'waarp');
+    const inst = writeInstance(confDir, { db: { driver: 'h2', url: `jdbc:h2:${h2Base};IFEXISTS=TRUE;AUTO_SERVER=TRUE`, user: 'waarp', password: 'h2pw' } });
+    // The Java host's files carry settings svc does not act on.
+    const server = readFileSync(join(confDir, 'server.xml'), 'utf8').replace('<timeoutcon>10000</timeoutcon>', '<timeoutcon>10000</timeoutcon><usefastmd5>false</usefastmd5><checkversion>true</checkversion>');
+    writeFileSync(join(confDir, 'server.xml'), server);
+    expect(readFileSync(join(confDir, 'client.xml'), 'utf8')).toContain(h2DbSection(h2Base, 'waarp', 'h2pw').replace(';IFEXISTS=TRUE;AUTO_SERVER=TRUE', ';IFEXISTS=TRUE;AUTO_SERVER=TRUE'));
+    buildJavaH2(h2Base, 'waarp', 'h2pw', [
+      hostInsert(inst.hostId, 6666, PASSWORD_HEX, true),
+      hostInsert('partnera', 6667, PASSWORD_HEX),
+      ruleInsert('send', 1),
+      ruleInsert('dbonly', 2, '<tasks><task><type>LOG</type><path>got #TRUEFULLPATH# & more</path><delay>0</delay></task></tasks>'),
+      'INSERT INTO CONFIGURATION VALUES (1000, 2000, 300, 400, 5000, 1, \'hosta\');',
+      'INSERT INTO HOSTCONFIG VALUES (\'<business></business>\', \'<roles><role><roleid>partnera</roleid><roleset>TRANSFER</roleset></role></roles>\', \'\', \'<root><version>3.0.12</version></root>\', 0, \'hosta\');',
+      'INSERT INTO MULTIPLEMONITOR VALUES (0, 0, 0, \'hosta\');',
+      ...[0, 1, 2].map((i) => runnerInsert({ id: 1693900000100n + BigInt(i), owner: 'hosta', requester: 'hosta', requested: 'partnera', rule: 'send', mode: 1, retrieve: true, globalStep: 4, globalLastStep: 4, rank: 3, blockSize: 65536, updatedInfo: 6, status: 'O', filename: `/out/f${i}.txt`, originalName: `f${i}.txt` })),
+      runnerInsert({ id: PARTNER_ID, owner: 'hosta', requester: 'partnera', requested: 'hosta', rule: 'send', mode: 1, retrieve: false, globalStep: 4, globalLastStep: 4, rank: 1, blockSize: 65536, updatedInfo: 6, status: 'O', filename: '/in/from-partner.txt', originalName: 'from-partner.txt' }),
+      runnerInsert({ id: 1693900000200n, owner: 'hosta', requester: 'hosta', requested: 'partnera', rule: 'dbonly', mode: 2, retrieve: false, globalStep: 2, globalLastStep: 2, rank: 7, blockSize: 65536, updatedInfo: 5, status: 'z', filename: '/work/1693900000200_123_big.bin.r66', originalName: 'big.bin' }),
+    ]);
+  }, 60_000);
+
+  afterEach(() => box.cleanup());
+
+  it('dry run reports every table and changes nothing', async () => {
+    const before = sha(`${h2Base}.mv.db`);
+    const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
+    const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), clientXml: join(confDir, 'client.xml'), dryRun: true, force: false, env: box.env });
+    const byTable = Object.fromEntries(report.tables.map((t) => [t.table, [t.read, t.written]]));
+    expect(byTable).toEqual({ HOSTS: [2, 2], RULES: [2, 2], CONFIGURATION: [1, 1], HOSTCONFIG: [1, 1], MULTIPLEMONITOR: [1, 1], RUNNER: [5, 5] });
+    expect(report.nextId).toBe(1693900000201n);
+    expect(report.inFlight).toBe(1);
+    const text = formatMigrationReport(report);
+    expect(text).toMatch(/Dry run/);
+    expect(text).toMatch(/<limit\/usefastmd5>/);
+    expect(text).toMatch(/<limit\/checkversion>/);
+    expect(text).toMatch(/H2 2\.1\.\d+/);
+    expect(existsSync(defaultSqliteFile(join(confDir, 'server.xml')))).toBe(false);
+    expect(existsSync(join(confDir, 'server.xml.bak'))).toBe(false);
+    expect(readFileSync(join(confDir, 'server.xml'), 'utf8')).toBe(serverBefore);
+    expect(sha(`${h2Base}.mv.db`)).toBe(before);
+  }, 60_000);
+
+  it('copies every table into SQLite, repoints both files, keeps *.bak and the H2 file; a second run needs -force', async () => {
+    const before = sha(`${h2Base}.mv.db`);
+    const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
+    const clientBefore = readFileSync(join(confDir, 'client.xml'), 'utf8');
+    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml')], box.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/RUNNER\s+5\s+5\s+0/);
+    expect(r.stdout).toContain(`CONFDIR=${confDir} svc-r66server start`);
+    expect(sha(`${h2Base}.mv.db`)).toBe(before);
+    expect(readFileSync(join(confDir, 'server.xml.bak'), 'utf8')).toBe(serverBefore);
+    expect(readFileSync(join(confDir, 'client.xml.bak'), 'utf8')).toBe(clientBefore);
+    const db = defaultSqliteFile(join(confDir, 'server.xml'));
+    expect(readFileSync(join(confDir, 'server.xml'), 'utf8')).toContain(`<dbserver>jdbc:sqlite:${db}</dbserver>`);
+    expect(readFileSync(join(confDir, 'client.xml'), 'utf8')).toContain(`<dbserver>jdbc:sqlite:${db}</dbserver>`);
+
+    const hosts = await sqliteRows<{ hostid: string; hostkey: Buffer; adminrole: bigint }>(db, 'SELECT hostid, hostkey, adminrole FROM hosts ORDER BY hostid');
+    expect(hosts.map((h) => [h.hostid, Buffer.from(h.hostkey).toString('latin1'), Number(h.adminrole)])).toEqual([['hosta', PASSWORD_HEX, 1], ['partnera', PASSWORD_HEX, 0]]);
+    const rules = await sqliteRows<{ idrule: string; rposttasks: string; recvpath: string | null }>(db, 'SELECT idrule, rposttasks, recvpath FROM rules ORDER BY idrule');
+    expect(rules.map((x) => x.idrule)).toEqual(['dbonly', 'send']);
+    expect(rules[0]!.rposttasks).toContain('got #TRUEFULLPATH# &amp; more');
+    const limits = await sqliteRows(db, 'SELECT readgloballimit, writegloballimit, delaylimit FROM configuration');
+    expect(limits.map((l) => Object.values(l).map(Number))).toEqual([[1000, 2000, 5000]]);
+    const hc = await sqliteRows<{ roles: string; others: string }>(db, "SELECT roles, others FROM hostconfig WHERE hostid = 'hosta'");
+    expect(hc[0]!.roles).toContain('<roleid>partnera</roleid>');
+    expect(hc[0]!.others).toContain('<version>3.1.0</version>');
+    const runner = await sqliteRows<{ specialid: string; rank: bigint; updatedinfo: bigint; filename: string; starttrans: string }>(db, 'SELECT CAST(specialid AS TEXT) AS specialid, rank, updatedinfo, filename, starttrans FROM runner ORDER BY specialid');
+    expect(runner.map((x) => BigInt(x.specialid))).toEqual([1693900000100n, 1693900000101n, 1693900000102n, 1693900000200n, PARTNER_ID]);
+    const inflight = runner.find((x) => BigInt(x.specialid) === 1693900000200n)!;
+    expect([Number(inflight.rank), Number(inflight.updatedinfo), inflight.filename]).toEqual([7, 5, '/work/1693900000200_123_big.bin.r66']);
+    expect(runner[0]!.starttrans).toBe('2026-01-05 10:12:01.500');
+    const seq = await sqliteRows<{ seq: string }>(db, "SELECT CAST(seq AS TEXT) AS seq FROM sequences WHERE name = 'RUNSEQ'");
+    expect(BigInt(seq[0]!.seq)).toBe(1693900000201n);
+
+    const again = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml')], box.env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already migrated.*-force/);
+    const forced = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml'), '-force'], box.env);
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    expect(readFileSync(join(confDir, 'server.xml.bak'), 'utf8')).toBe(serverBefore);
+    expect((await sqliteRows(db, 'SELECT specialid FROM runner')).length).toBe(5);
+  }, 90_000);
+
+  it('a wrong H2 password is reported as H2 says it, without a stack trace', async () => {
+    writeFileSync(join(confDir, 'server.xml'), readFileSync(join(confDir, 'server.xml'), 'utf8').replace('<dbpasswd>h2pw</dbpasswd>', '<dbpasswd>wrong</dbpasswd>'));
+    const err = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: false, force: false, env: box.env }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationError);
+    expect((err as Error).message).toMatch(/Wrong user name or password/);
+    expect((err as Error).message).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(confDir, 'server.xml.bak'))).toBe(false);
+  }, 60_000);
+});
