@@ -8,9 +8,12 @@ import { XMLValidator } from 'fast-xml-parser';
 import { access, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { loadAuthentFile, loadRuleFile, ruleToXml, writeAuthentFile, writeRuleFile, type DirectoryConfig } from '../config/index.js';
-import { documentToString, section, el, writeFileAtomic, type XmlOut } from '../config/xml-write.js';
+import { documentToString, escapeXml, section, el, writeFileAtomic, type XmlOut } from '../config/xml-write.js';
+import { unescapeLenient } from '../config/rule-xml-columns.js';
 import type { HostConfig } from '../model/host-config.js';
-import { CURRENT_SCHEMA_VERSION, type Store } from '../store/index.js';
+import type { Rule } from '../model/rule.js';
+import { maskRuleSecrets, maskTaskArgument, MaskedSecretError, restoreMaskedSecrets } from '../model/rule-secrets.js';
+import { CURRENT_SCHEMA_VERSION, StoreError, type Store, type TransactionScope } from '../store/index.js';
 import { checkRuleTasks, runsTaskType, type TaskRegistry } from '../tasks/index.js';
 
 export type ConfigItem = 'hosts' | 'rules' | 'business' | 'aliases' | 'roles';
@@ -23,12 +26,21 @@ export interface ConfigFilesContext {
   cryptoKey: Buffer;
   /** The server's task types (built-ins and plug-ins) that imported rules are checked against; default the built-ins. */
   tasks?: TaskRegistry;
+  /** The caller lacks the RULE role: exported rules show their task credentials masked (decision 0038). */
+  maskSecrets?: boolean;
+}
+
+/** The rules an export writes, as its caller may see them. */
+async function exportedRules(ctx: ConfigFilesContext): Promise<Rule[]> {
+  const rules = await ctx.store.rules.list();
+  return ctx.maskSecrets === true ? rules.map(maskRuleSecrets) : rules;
 }
 
 /** A failure the caller reports to the user: a missing file, an unusable file, no host configuration. */
 export class ConfigTransferError extends Error {
   /** `file`: the name as the caller gave it (never a resolved server path). */
-  constructor(readonly kind: 'file-not-found' | 'invalid' | 'no-host-config' | 'not-allowed', message: string, readonly file?: string) {
+  /** `refused`: the file is fine but this database cannot take it as asked (a masked credential with nothing stored behind it). */
+  constructor(readonly kind: 'file-not-found' | 'invalid' | 'no-host-config' | 'not-allowed' | 'refused', message: string, readonly file?: string) {
     super(message);
     this.name = 'ConfigTransferError';
   }
@@ -55,7 +67,7 @@ export async function exportConfigV1(ctx: ConfigFilesContext, dir: string, items
   }
   if (items.has('rules')) {
     const file = join(dir, `${ctx.hostId}.rules.xml`);
-    await writeRuleFile(file, await ctx.store.rules.list());
+    await writeRuleFile(file, await exportedRules(ctx));
     out.rules = file;
   }
   const hc = await ctx.store.hostConfigs.get(ctx.hostId);
@@ -67,6 +79,14 @@ export async function exportConfigV1(ctx: ConfigFilesContext, dir: string, items
     out[item] = file;
   }
   return out;
+}
+
+/**
+ * The text of a rules file as a caller without RULE may read it: every task `<path>` with its
+ * credentials masked. For files written earlier by an export in clear (an archive download).
+ */
+export function maskRuleFileText(xml: string): string {
+  return xml.replace(/<path>([\s\S]*?)<\/path>/g, (_m, v: string) => `<path>${escapeXml(maskTaskArgument(unescapeLenient(v)))}</path>`);
 }
 
 /** Pretty-printed without the XML declaration, as the v2 export writes its files. */
@@ -97,7 +117,7 @@ export async function exportConfigV2(ctx: ConfigFilesContext, dir: string, items
   }
   if (items.has('rules')) {
     out.rules = join(dir, `${ctx.hostId}_rules.xml`);
-    await writeFileAtomic(out.rules, bareDocument(section('rules', (await ctx.store.rules.list()).map(ruleToXml))));
+    await writeFileAtomic(out.rules, bareDocument(section('rules', (await exportedRules(ctx)).map(ruleToXml))));
   }
   for (const item of ['business', 'aliases', 'roles'] as const) {
     if (!items.has(item) || hc === undefined) continue;
@@ -114,7 +134,10 @@ export interface ImportSource {
 }
 
 export type ImportRequest = Partial<Record<ConfigItem, ImportSource>>;
-export type ImportResult = Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>>;
+export type ImportResult = Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>> & {
+  /** Rules a purge kept because transfers of the history (RUNNER) still name them; absent when none. */
+  keptRules?: string[];
+};
 
 /**
  * The file an import names, resolved: relative to serverhome, then symlinks followed; it must be
@@ -173,10 +196,34 @@ async function loadRules(file: string, tasks: TaskRegistry | undefined) {
 }
 
 /**
- * Imports the given items (history.md §6). Hosts and rules: with `purge` every existing entry
- * is deleted first, otherwise entries are inserted or updated; the whole item is one database
- * transaction, so a failure restores the previous entries. Business, aliases and roles: the file
- * text replaces this server's column. Files are all read before anything is changed.
+ * Rules of a file into the database. Masked credentials (an export made by a caller without RULE)
+ * take the values stored under the same rule, or the import is refused. With `purge`, rules the file
+ * does not name are deleted, except those transfers of the history (RUNNER) still name: deleting them
+ * would orphan the history, so they are kept and returned (the original deletes them regardless).
+ * Rules the file names are updated in place, history or not.
+ */
+async function importRules(tx: TransactionScope, rules: Rule[], purge: boolean): Promise<string[]> {
+  const current = new Map((await tx.rules.list()).map((r) => [r.idRule, r]));
+  const incoming = rules.map((r) => restoreMaskedSecrets(r, current.get(r.idRule)));
+  const kept: string[] = [];
+  if (purge) {
+    const given = new Set(incoming.map((r) => r.idRule));
+    for (const id of current.keys()) {
+      if (given.has(id)) continue;
+      if ((await tx.runner.count({ idRule: id })) > 0) kept.push(id);
+      else await tx.rules.delete(id);
+    }
+  }
+  for (const r of incoming) await tx.rules.upsert(r);
+  return kept;
+}
+
+/**
+ * Imports the given items (history.md §6). Hosts and rules: with `purge` every existing entry the
+ * file does not name is deleted (rules of the history kept, see importRules), the file's entries are
+ * inserted or updated in place; the whole import is one database transaction, so a failure
+ * restores the previous entries and is reported as ConfigTransferError `refused`. Business,
+ * aliases and roles: the file text replaces this server's column. Files are all read before anything is changed.
  */
 export async function importConfig(ctx: ConfigFilesContext, given: ImportRequest, dirs: DirectoryConfig): Promise<ImportResult> {
   // Every path is checked before any file is read.
@@ -193,25 +240,34 @@ export async function importConfig(ctx: ConfigFilesContext, given: ImportRequest
     if (src) texts[item] = checkedText(item, given[item]!.file, await load(src.file, () => readFile(src.file, 'utf8')));
   }
   const result: ImportResult = {};
-  await ctx.store.transaction(async (tx) => {
-    if (hosts !== undefined && req.hosts) {
-      if (req.hosts.purge) for (const h of await tx.hosts.list()) await tx.hosts.delete(h.hostId);
-      for (const h of hosts) await tx.hosts.upsert(h);
-      result.hosts = { purged: req.hosts.purge, imported: true };
-    }
-    if (rules !== undefined && req.rules) {
-      if (req.rules.purge) for (const r of await tx.rules.list()) await tx.rules.delete(r.idRule);
-      for (const r of rules) await tx.rules.upsert(r);
-      result.rules = { purged: req.rules.purge, imported: true };
-    }
-    if (Object.keys(texts).length > 0) {
-      const current: HostConfig = (await tx.hostConfigs.get(ctx.hostId)) ?? {
-        hostId: ctx.hostId, business: '', roles: '', aliases: '', others: `<root><version>${CURRENT_SCHEMA_VERSION}</version></root>`, updatedInfo: 0,
-      };
-      await tx.hostConfigs.upsert({ ...current, ...texts });
-      for (const item of Object.keys(texts) as Array<'business' | 'aliases' | 'roles'>) result[item] = { purged: req[item]!.purge, imported: true };
-    }
-  });
+  try {
+    await ctx.store.transaction(async (tx) => {
+      if (hosts !== undefined && req.hosts) {
+        const given = new Set(hosts.map((h) => h.hostId));
+        // Purge = what the file does not name goes; what it names is updated in place.
+        if (req.hosts.purge) for (const h of await tx.hosts.list()) if (!given.has(h.hostId)) await tx.hosts.delete(h.hostId);
+        for (const h of hosts) await tx.hosts.upsert(h);
+        result.hosts = { purged: req.hosts.purge, imported: true };
+      }
+      if (rules !== undefined && req.rules) {
+        const kept = await importRules(tx, rules, req.rules.purge);
+        if (kept.length > 0) result.keptRules = kept;
+        result.rules = { purged: req.rules.purge, imported: true };
+      }
+      if (Object.keys(texts).length > 0) {
+        const current: HostConfig = (await tx.hostConfigs.get(ctx.hostId)) ?? {
+          hostId: ctx.hostId, business: '', roles: '', aliases: '', others: `<root><version>${CURRENT_SCHEMA_VERSION}</version></root>`, updatedInfo: 0,
+        };
+        await tx.hostConfigs.upsert({ ...current, ...texts });
+        for (const item of Object.keys(texts) as Array<'business' | 'aliases' | 'roles'>) result[item] = { purged: req[item]!.purge, imported: true };
+      }
+    });
+  } catch (err) {
+    // Refusals the caller answers 4xx with the reason; nothing was changed (the transaction rolled back).
+    if (err instanceof MaskedSecretError) throw new ConfigTransferError('refused', `${given.rules?.file ?? 'rules file'}: ${err.message}`);
+    if (err instanceof StoreError) throw new ConfigTransferError('refused', `nothing imported: ${err.message}`);
+    throw err;
+  }
   return result;
 }
 

@@ -31,7 +31,7 @@ function strictRoot(text: string, rootName: string): XmlElement | undefined {
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /** Replaces the five XML entities and numeric references; anything else is left as is. */
-function unescapeLenient(text: string): string {
+export function unescapeLenient(text: string): string {
   return text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, ent: string) => {
     if (ent.startsWith('#x')) return String.fromCodePoint(parseInt(ent.slice(2), 16));
     if (ent.startsWith('#')) return String.fromCodePoint(parseInt(ent.slice(1), 10));

@@ -135,6 +135,23 @@ describe('administration area: login and sessions', () => {
     expect(await h.store.hosts.get('hostb')).toBeDefined();
   });
 
+  it('login CSRF: a logon posted from another site (Origin, null Origin or Referer) is refused, no session; same-site and header-less logons work', async () => {
+    const form = { name: 'admin', passwd: 'adminpwd', Logon: 'Logon' };
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login.html' }, { origin: base.replace('127.0.0.1', 'localhost') }]) {
+      const c = client();
+      const r = await c.send('POST', '/Logon.html', form, headers);
+      expect(r.status, JSON.stringify(headers)).toBe(403);
+      expect(r.headers['set-cookie'], JSON.stringify(headers)).toBeUndefined();
+      expect(r.body).toContain('forged');
+      expect((await c.get('/Hosts.html')).body).toContain('name="passwd"');
+    }
+    expect(h.logLines.some((l) => l.includes('logon from another site refused'))).toBe(true);
+    const host = base.replace('https://', '');
+    expect((await client().send('POST', '/Logon.html', form, { origin: base, host })).status).toBe(303);
+    expect((await client().send('POST', '/Logon.html', form, { referer: `${base}/Logon.html` })).status).toBe(303);
+    expect((await client().login('admin', 'adminpwd')).status).toBe(303);
+  });
+
   it('roles: READONLY lists but may not cancel, create, edit hosts or rules; System is the limited page', async () => {
     const c = client();
     await c.login('viewer', 'viewpwd');
@@ -286,6 +303,35 @@ describe('administration area: pages and actions', () => {
     expect((await c.get('/Rules.html?rule=web1')).body).toContain('&lt;tasks&gt;');
     await c.post('/Rules.html', { ACTION: 'Delete', rule: 'web1' });
     expect(await h.store.rules.get('web1')).toBeUndefined();
+  });
+
+  it('task credentials: a SYSTEM user without RULE exports and downloads rules with -pwd masked; a RULE user\'s form sent back masked keeps the secret', async () => {
+    const ftp = '-file #TRUEFULLPATH# -to ftp.example -port 21 -user bob -pwd WebHunter2 -command put';
+    await h.store.rules.upsert({ ...rule('webftp', TransferMode.SENDMODE), sPostTasks: [{ type: 'FTP', path: ftp, delay: 0 }] });
+    const a = await admin();
+    // An export in clear by an administrator, then one by a SYSTEM-only user: both download masked for the latter.
+    await a.post('/System.html', { ACTION: 'ExportConfig' });
+    const rulesFile = join(h.config.directories.arch, 'hosta.rules.xml');
+    expect(readFileSync(rulesFile, 'utf8')).toContain('WebHunter2');
+    await h.store.hosts.upsert(host(h.config.identity.cryptoKey, 'sysonly', 'syspwd', { port: -1, isClient: true }));
+    h.config.roles.push({ hostId: 'sysonly', roles: 32 });
+    const s = client();
+    expect((await s.login('sysonly', 'syspwd')).status).toBe(303);
+    const fromAdmin = await s.get('/arch/hosta.rules.xml');
+    expect(fromAdmin.status).toBe(200);
+    expect(fromAdmin.body).toContain('-pwd ********');
+    expect(fromAdmin.body).not.toContain('WebHunter2');
+    await s.post('/System.html', { ACTION: 'ExportConfig' });
+    expect(readFileSync(rulesFile, 'utf8')).not.toContain('WebHunter2');
+    expect((await s.get('/arch/hosta.rules.xml')).body).toContain('-pwd ********');
+    // The masked task list pasted back into the Rules form by a RULE user: the stored password stays.
+    const masked = '<tasks><task><type>FTP</type><path>' + ftp.replace('WebHunter2', '********') + '</path><delay>0</delay></task></tasks>';
+    const upd = await a.post('/Rules.html', { ACTION: 'Update', rule: 'webftp', mode: 'send', spost: masked });
+    expect(upd.body).toMatch(/class="ok"/);
+    expect((await h.store.rules.get('webftp'))!.sPostTasks[0]!.path).toBe(ftp);
+    const created = await a.post('/Rules.html', { ACTION: 'Create', rule: 'webftp2', mode: 'send', spost: masked });
+    expect(created.body).toContain('masked value');
+    expect(await h.store.rules.get('webftp2')).toBeUndefined();
   });
 
   it('seeallid: a CONFIGADMIN user named in the host configuration sees every owner\'s transfers (orders only on this server\'s); others see this server\'s', async () => {

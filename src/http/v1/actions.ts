@@ -4,10 +4,11 @@
  */
 import { ConfigError, hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
-import { ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type LogExportResult } from '../../admin/index.js';
+import { CONFIG_ITEMS, ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type ImportResult, type LogExportResult } from '../../admin/index.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
 import { notifyBandwidthOrder, notifyOrder } from '../../monitor/snmp/orders.js';
-import { normaliseLimits } from '../context.js';
+import { limitsAfterOrder } from '../../operations/bandwidth.js';
+import { fileReceivedFrom } from '../../admin/r66-imports.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
 import type { V1Identity } from './auth.js';
@@ -42,12 +43,9 @@ export async function bandwidthAction(ctx: RestListenerContext, id: V1Identity, 
   }
   const bw = ctx.services.bandwidth;
   if (packet.setter) {
-    const cur = bw.get();
-    // Values truncated to a multiple of 10; negative keeps the current value (§12.1).
-    const pick = (v: bigint, current: number): number => (v < 0n ? current : Number(v / 10n) * 10);
-    bw.set(normaliseLimits({
-      writeGlobal: pick(packet.writeglobal, cur.writeGlobal), readGlobal: pick(packet.readglobal, cur.readGlobal),
-      writeSession: pick(packet.writesession, cur.writeSession), readSession: pick(packet.readsession, cur.readSession), delay: cur.delay,
+    // The one rule of the bandwidth order (src/operations/bandwidth.ts), as the R66 request applies it.
+    bw.set(limitsAfterOrder(bw.get(), {
+      writeGlobal: packet.writeglobal, readGlobal: packet.readglobal, writeSession: packet.writesession, readSession: packet.readsession,
     }));
     notifyBandwidthOrder(bw.get(), id.user);
   }
@@ -88,14 +86,8 @@ export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: J
 }
 
 /** The file of transfer `specialId` that `user` sent to this server, if that transfer exists. */
-async function receivedFile(ctx: RestListenerContext, user: string, specialId: bigint): Promise<string | undefined> {
-  const { config, store } = ctx.services;
-  const ownIds = [config.hostId, ...(config.sslHostId !== undefined ? [config.sslHostId] : [])];
-  for (const requested of ownIds) {
-    const record = await store.runner.get({ specialId, requester: user, requested, ownerReq: config.hostId });
-    if (record !== undefined) return record.filename;
-  }
-  return undefined;
+function receivedFile(ctx: RestListenerContext, user: string, specialId: bigint): Promise<string | undefined> {
+  return fileReceivedFrom(ctx.services.store, ctx.services.config, user, specialId);
 }
 
 export async function configAction(ctx: RestListenerContext, id: V1Identity, method: string, cmd: JsonCommand | undefined): Promise<ActionResult> {
@@ -136,7 +128,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
     const file = transferId !== ILLEGAL_SPECIAL_ID ? await receivedFile(ctx, id.user, transferId) : path;
     if (file) req[item] = { file, purge };
   }
-  let imported: Partial<Record<ConfigItem, { purged: boolean; imported: boolean }>> = {};
+  let imported: ImportResult = {};
   let detail: string | undefined;
   try {
     imported = await importConfig(fctx, req, services.config.directories);
@@ -144,7 +136,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   } catch (err) {
     if (!(err instanceof ConfigTransferError)) throw err;
     // A file outside the host's directories, or not what the item expects: refused, nothing changed.
-    if (err.kind === 'not-allowed' || err.kind === 'invalid') return { code: 400, command, model, detail: err.message };
+    if (err.kind === 'not-allowed' || err.kind === 'invalid' || err.kind === 'refused') return { code: 400, command, model, detail: err.message };
     detail = err.message;
   }
   const flag = (item: ConfigItem) => imported[item]?.imported === true;
@@ -154,8 +146,10 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
     purgedalias: imported.aliases?.purged ?? false, purgedroles: imported.roles?.purged ?? false,
     importedhost: flag('hosts'), importedrule: flag('rules'), importedbusiness: flag('business'), importedalias: flag('aliases'), importedroles: flag('roles'),
   } as never);
-  const any = Object.keys(imported).length > 0;
-  return any ? { code: 200, command, model, results: [packetJson(answer)] } : { code: 406, command, model, results: [packetJson(answer)], detail: detail ?? 'nothing imported' };
+  const any = CONFIG_ITEMS.some((item) => imported[item] !== undefined);
+  // Rules a purge kept because the history still names them (docs/rest.md): said in the detail.
+  const kept = imported.keptRules !== undefined ? `rules kept, still used by transfers: ${imported.keptRules.join(' ')}` : undefined;
+  return any ? { code: 200, command, model, results: [packetJson(answer)], ...(kept !== undefined ? { detail: kept } : {}) } : { code: 406, command, model, results: [packetJson(answer)], detail: detail ?? 'nothing imported' };
 }
 
 export { jsonClassString };

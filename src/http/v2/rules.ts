@@ -4,6 +4,8 @@ import { isAbsolute, relative } from 'node:path';
 import { z } from 'zod';
 import { normaliseVirtual, Role, TASK_TYPES } from '../../config/index.js';
 import type { Rule, RuleTask } from '../../model/rule.js';
+import { maskRuleSecrets, MaskedSecretError, restoreMaskedSecrets } from '../../model/rule-secrets.js';
+import { callerHolds } from './auth.js';
 import { MODE_BY_NAME, MODE_NAMES, ruleToJson } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -37,6 +39,22 @@ async function getRule(req: V2Request): Promise<Rule> {
   return rule;
 }
 
+/** Rules as a caller sees them: task credentials masked without the RULE role (decision 0038). */
+async function shownAs(req: V2Request): Promise<(r: Rule) => Record<string, unknown>> {
+  const clear = await callerHolds(req.ctx, req.user, Role.RULE);
+  return (r) => ruleToJson(clear ? r : maskRuleSecrets(r));
+}
+
+/** The rule to store: masked credentials sent back take the stored values, or the request is refused. */
+function withStoredSecrets(rule: Rule, stored: Rule | undefined): Rule {
+  try {
+    return restoreMaskedSecrets(rule, stored);
+  } catch (err) {
+    if (err instanceof MaskedSecretError) throw V2BadRequest.of(V2Code.IllegalFieldValue, JSON.stringify(err.message), err.list);
+    throw err;
+  }
+}
+
 async function list(req: V2Request) {
   const errors = new ErrorList();
   const q = parseQuery(listQuery, req.query, errors);
@@ -48,7 +66,7 @@ async function list(req: V2Request) {
   if (req.query.countOrder?.toLowerCase() === 'true') return json(200, { totalResults: rules.length });
   if ((q.order ?? 'ascName').startsWith('desc')) rules.reverse();
   const offset = q.offset ?? 0;
-  return json(200, { totalResults: rules.length, results: rules.slice(offset, offset + (q.limit ?? 20)).map(ruleToJson) });
+  return json(200, { totalResults: rules.length, results: rules.slice(offset, offset + (q.limit ?? 20)).map(await shownAs(req)) });
 }
 
 /** A task type of a rule request: a name of the original (exact case) or one this server's plug-ins register. */
@@ -125,7 +143,7 @@ async function create(req: V2Request) {
   errors.throwIfAny();
   const store = req.ctx.services.store;
   if ((await store.rules.get(rule.idRule)) !== undefined) throw V2BadRequest.of(V2Code.AlreadyExisting, rule.idRule);
-  await store.rules.insert(rule);
+  await store.rules.insert(withStoredSecrets(rule, undefined));
   return json(201, ruleToJson(rule), { ruleURI: `/v2/rules/${encodeURIComponent(rule.idRule)}` });
 }
 
@@ -135,8 +153,9 @@ async function update(req: V2Request) {
   const rule = await applyBody(req, current, errors, []);
   if (rule.idRule !== current.idRule) errors.add(V2Code.UnauthorizedField, 'name');
   errors.throwIfAny();
-  await req.ctx.services.store.rules.upsert(rule);
-  return json(201, ruleToJson(rule));
+  const stored = withStoredSecrets(rule, current);
+  await req.ctx.services.store.rules.upsert(stored);
+  return json(201, ruleToJson(stored));
 }
 
 async function remove(req: V2Request) {
@@ -156,7 +175,7 @@ export const ruleOperations: V2Operation[] = [
   { method: 'POST', path: '/v2/rules', fn, role: Role.RULE, consumes: 'application/json', summary: 'Create a rule', needsBody: true,
     body: ruleBody, responses: { 201: { description: 'the new rule', schema: ruleSchema } }, handler: create },
   { method: 'GET', path: idPath, fn, role: Role.NOACCESS, consumes: '*/*', summary: 'Read a rule',
-    responses: { 200: { description: 'the rule', schema: ruleSchema }, 404: { description: 'unknown rule' } }, handler: async (r) => json(200, ruleToJson(await getRule(r))) },
+    responses: { 200: { description: 'the rule', schema: ruleSchema }, 404: { description: 'unknown rule' } }, handler: async (r) => json(200, (await shownAs(r))(await getRule(r))) },
   { method: 'PUT', path: idPath, fn, role: Role.RULE, consumes: 'application/json', summary: 'Update a rule', needsBody: true,
     body: ruleBody, responses: { 201: { description: 'the rule', schema: ruleSchema }, 404: { description: 'unknown rule' } }, handler: update },
   { method: 'DELETE', path: idPath, fn, role: Role.RULE, consumes: '*/*', summary: 'Delete a rule',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
 import type { UpdatedInfo } from '../../model/transfer.js';
-import { ConfigTransferError, exportConfigV2, exportHistoryV2, importConfig, type ConfigItem, type ImportRequest } from '../../admin/index.js';
+import { CONFIG_ITEMS, ConfigTransferError, exportConfigV2, exportHistoryV2, importConfig, type ConfigItem, type ImportRequest } from '../../admin/index.js';
 import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
 import { notifyOrder } from '../../monitor/snmp/orders.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
@@ -103,6 +103,8 @@ function mapTransferError(err: unknown, parameter: string): never {
   if (err instanceof ConfigTransferError) {
     if (err.kind === 'no-host-config') throw new V2Status(404);
     if (err.kind === 'file-not-found') throw V2BadRequest.of(V2Code.FileNotFound, parameter);
+    // A good file the database cannot take as asked: the reason, nothing changed.
+    if (err.kind === 'refused') throw V2BadRequest.of(V2Code.IllegalFieldValue, JSON.stringify(err.message), 'rulesFile');
     // Outside the host's directories: the same answer whether or not the file exists.
     if (err.kind === 'not-allowed' || (err.kind === 'invalid' && err.file !== undefined)) throw V2BadRequest.of(V2Code.IllegalFieldValue, JSON.stringify(err.file), 'file');
     throw V2BadRequest.of(V2Code.IllegalParameterValue, `'${parameter}'`, 'file');
@@ -155,7 +157,10 @@ async function configImport(req: V2Request) {
   } catch (err) {
     mapTransferError(err, 'import');
   }
-  return json(200, Object.fromEntries(Object.keys(result).map((item) => [IMPORT_KEYS[item as ConfigItem][2], 'true'])));
+  const answer: Record<string, unknown> = Object.fromEntries(CONFIG_ITEMS.filter((item) => result[item] !== undefined).map((item) => [IMPORT_KEYS[item][2], 'true']));
+  // svc extension: rules a purge kept because the history still names them (docs/rest.md).
+  if (result.keptRules !== undefined) answer.keptRules = result.keptRules;
+  return json(200, answer);
 }
 
 const logLevelQuery = z.object({

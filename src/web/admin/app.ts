@@ -1,18 +1,20 @@
 /**
  * The administration area (web-ui.md §2) on `serverhttpsport`, HTTPS only. Every request needs a
  * session except the logon form and the two assets; a POST must carry the session's CSRF token
- * (and a same-origin Origin when the browser sends one); the page name (path up to its first `.`,
+ * (and a same-origin Origin or Referer when the browser sends one; the logon too, which has no
+ * session yet: login CSRF); the page name (path up to its first `.`,
  * case-sensitive) selects the page, unknown names the Start page; each page checks its role.
  * Archive downloads (`/arch/<file>`) need a session with SYSTEM, unlike the original (its trap).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TlsOptions } from 'node:tls';
 import { formatRoleSet, hasRole, Role } from '../../config/index.js';
 import type { AuthGuard } from '../../http/auth-guard.js';
 import { safeEqual } from '../../http/credentials.js';
+import { maskRuleFileText } from '../../admin/config-files.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
 import { field, html, notice, page, type Frame, type Html } from '../html.js';
 import { pickLang, translator, type Lang, type TextKey } from '../i18n.js';
@@ -92,6 +94,11 @@ ${field(t('user'), 'name', undefined, 'text', 'required autocomplete="username" 
 
 async function login(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyReply, params: Params, lang: Lang): Promise<FastifyReply> {
   const t = translator(lang);
+  // Login CSRF: a page elsewhere must not log the browser in under the attacker's account (issue 32).
+  if (foreignOrigin(req, true)) {
+    ctx.services.rest.log.warn({ origin: req.headers.origin ?? req.headers.referer, ip: req.ip }, 'web administration: logon from another site refused');
+    return sendHtml(reply, logonPage(ctx, lang, notice(t('forged'), false)), 403);
+  }
   const name = params.name?.trim() ?? '';
   const password = params.passwd ?? '';
   if (name === '' || password === '') return sendHtml(reply, logonPage(ctx, lang, notice(t('emptyLogin'), false)), 401);
@@ -110,24 +117,42 @@ async function login(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyRe
   return reply.code(303).header('set-cookie', sessionCookie(ctx, session.id)).header('location', '/index.html').send();
 }
 
+/**
+ * Whether a browser says the request comes from another site: an Origin other than this listener's,
+ * or (no Origin) a Referer from elsewhere. `null` (sandboxed frames, cross-site redirects) counts as
+ * foreign where no other token protects the form (`nullIsForeign`: the logon). Clients that send
+ * neither header are not browsers and cannot be made to forge a request.
+ */
+function foreignOrigin(req: FastifyRequest, nullIsForeign: boolean): boolean {
+  const own = `https://${req.headers.host ?? ''}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined) return origin === 'null' ? nullIsForeign : req.headers.host === undefined || origin !== own;
+  const referer = req.headers.referer;
+  if (referer === undefined) return false;
+  try {
+    return new URL(referer).origin !== own;
+  } catch {
+    return true;
+  }
+}
+
 /** A POST is accepted only with the session's token, and from this origin when the browser says where from. */
 function forged(req: FastifyRequest, session: Session, params: Params): boolean {
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null') {
-    const host = req.headers.host;
-    if (host === undefined || origin !== `https://${host}`) return true;
-  }
+  if (foreignOrigin(req, false)) return true;
   const token = params.csrf ?? '';
   return !safeEqual(token, session.csrf);
 }
 
-async function download(ctx: AdminAppContext, reply: FastifyReply, name: string): Promise<FastifyReply> {
+async function download(ctx: AdminAppContext, reply: FastifyReply, name: string, session: Session): Promise<FastifyReply> {
   // A plain file name directly in the archive directory: no separator, no dot-dot.
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) return reply.code(404).send();
   const file = join(ctx.services.rest.config.directories.arch, name);
   const info = await stat(file).catch(() => undefined);
   if (info === undefined || !info.isFile()) return reply.code(404).send();
-  return reply.type('application/xml').header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'no-store').send(createReadStream(file));
+  reply.type('application/xml').header('content-disposition', `attachment; filename="${name}"`).header('cache-control', 'no-store');
+  // A rules export written in clear for another caller: without RULE its task credentials are masked (decision 0038).
+  if (/rules?\.xml$/i.test(name) && !hasRole(session.role, Role.RULE)) return reply.send(maskRuleFileText(await readFile(file, 'utf8')));
+  return reply.send(createReadStream(file));
 }
 
 async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -147,12 +172,12 @@ async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyR
   }
   if (path === '/events') {
     reply.hijack();
-    if (!ctx.live.subscribe(reply.raw)) reply.raw.writeHead(503).end();
+    ctx.live.serve(reply.raw, { address: req.ip, session: session.id });
     return reply;
   }
   if (path.startsWith('/arch/')) {
     if (!hasRole(session.role, Role.SYSTEM)) return reply.code(403).send();
-    return download(ctx, reply, decodeURIComponent(path.slice('/arch/'.length)));
+    return download(ctx, reply, decodeURIComponent(path.slice('/arch/'.length)), session);
   }
   if (isPost && forged(req, session, params)) {
     ctx.services.rest.log.warn({ user: session.user, path }, 'web administration: form refused (missing or wrong CSRF token, or foreign origin)');
@@ -186,7 +211,7 @@ async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyR
 }
 
 export async function createAdminApp(ctx: AdminAppContext, tls: TlsOptions): Promise<FastifyInstance> {
-  const app = createWebApp(ctx.services.rest.log, tls, { compress: ctx.services.rest.config.server.useHttpCompression });
+  const app = createWebApp(ctx.services.rest.log, tls, { compress: ctx.services.rest.config.server.useHttpCompression, limits: { name: 'web-admin', config: ctx.services.rest.config } });
   app.route({ method: ['GET', 'POST'], url: '/*', handler: (req, reply) => handle(ctx, req, reply) });
   app.route({ method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: '/*', handler: (_req, reply) => reply.code(405).send() });
   return app;

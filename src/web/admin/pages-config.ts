@@ -6,6 +6,7 @@
 import { decodeHostIds, decodeTasks, encodeTasks, encryptPasswordHex, TASK_TYPES } from '../../config/index.js';
 import type { Host } from '../../model/host.js';
 import { TransferMode, type Rule } from '../../model/rule.js';
+import { restoreMaskedSecrets } from '../../model/rule-secrets.js';
 import { checkRuleTasks } from '../../tasks/index.js';
 import { field, html, Html, notice, select, table } from '../html.js';
 import { flag, intParam, text } from '../params.js';
@@ -126,8 +127,10 @@ export async function rulesPage(r: PageRequest): Promise<PageAnswer> {
           if (unknown !== undefined) throw new Error(`${k}: unknown task type ${unknown.type}`);
         }
         checkRuleTasks(rule, rest.tasks);
-        if (action === 'Create') await store.rules.insert(rule);
-        else await store.rules.upsert(rule);
+        // Masked credentials (pasted from an export or REST answer of a caller without RULE) keep the stored values, or the form is refused.
+        const kept = restoreMaskedSecrets(rule, action === 'Create' ? undefined : await store.rules.get(id));
+        if (action === 'Create') await store.rules.insert(kept);
+        else await store.rules.upsert(kept);
         results.push(notice(`${action} ${id}: ${t('done_')}`, true));
       } catch (err) {
         results.push(notice(`${action} ${id}: ${err instanceof Error ? err.message : 'failed'}`, false));

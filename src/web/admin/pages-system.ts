@@ -91,7 +91,8 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
     }
     case 'ExportConfig': {
       const items = new Set<ConfigItem>(['hosts', 'rules', 'business', 'aliases', 'roles']);
-      const files = await exportConfigV1({ store, hostId: config.hostId, cryptoKey: config.identity.cryptoKey }, config.directories.arch, items);
+      // Without RULE the rules file shows task credentials masked (decision 0038).
+      const files = await exportConfigV1({ store, hostId: config.hostId, cryptoKey: config.identity.cryptoKey, maskSecrets: !hasRole(session.role, Role.RULE) }, config.directories.arch, items);
       notifyOrder('export', session.user);
       const links = Object.entries(files).filter(([, f]) => typeof f === 'string').map(([item, f]) => html`<li>${item}: <a href="/arch/${encodeURIComponent(basename(f))}" download>${basename(f)}</a></li>`);
       results.push(links.length > 0 ? html`${notice(`${t('exportConfig')}: ${t('done_')}`, true)}<ul>${links}</ul>` : notice(t('nothingToExport'), false));
@@ -113,6 +114,8 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
       break;
   }
   const l = rest.bandwidth.get();
+  // The engine's block state (also set by the R66 block order and REST), else this page's own.
+  const blocked = rest.transfers?.requestsBlocked ?? ctx.blocked.value;
   const hc = await store.hostConfigs.get(config.hostId);
   const num = (label: string, name: string, value: number): Html => field(label, name, String(value), 'number', 'min="0"');
   return {
@@ -126,8 +129,8 @@ ${num(t('delayCommand'), 'DCOM', config.limits.delayCommand)}${num(t('delayRetry
 <h3>${t('hostConfig')}</h3>${r.form(html`${field(t('business'), 'BUSINESS', hc?.business, 'textarea')}${field(t('roles'), 'ROLES', hc?.roles, 'textarea')}
 ${field(t('aliases'), 'ALIASES', hc?.aliases, 'textarea')}${field(t('others'), 'OTHER', hc?.others, 'textarea')}<div class="actions"><button type="submit" name="ACTION" value="HostConfig">${t('apply')}</button></div>`, { action: 'System.html' })}
 <h3>${t('exportConfig')}</h3>${r.form(html`<div class="actions"><button type="submit" name="ACTION" value="ExportConfig">${t('exportConfig')}</button></div>`, { action: 'System.html' })}
-<h3>${t('block')}</h3>${r.form(html`${field(t('block'), 'blocking', ctx.blocked.value ? 'on' : undefined, 'checkbox')}<div class="actions"><button type="submit" name="ACTION" value="Block">${t('apply')}</button></div>`, { action: 'System.html' })}
-<p>${t(ctx.blocked.value ? 'blocked' : 'unblocked')}</p>
+<h3>${t('block')}</h3>${r.form(html`${field(t('block'), 'blocking', blocked ? 'on' : undefined, 'checkbox')}<div class="actions"><button type="submit" name="ACTION" value="Block">${t('apply')}</button></div>`, { action: 'System.html' })}
+<p>${t(blocked ? 'blocked' : 'unblocked')}</p>
 <h3>${t('shutdown')}</h3>${r.form(html`<div class="actions"><button type="submit" class="danger" name="ACTION" value="Shutdown">${t('shutdown')}</button><button type="submit" class="danger" name="ACTION" value="Restart">${t('restartServer')}</button>
 <button type="submit" class="minor" name="ACTION" value="Disconnect">${t('logout')}</button></div>`, { action: 'System.html', confirm: `${t('shutdown')}?` })}`,
   };

@@ -4,6 +4,7 @@
  */
 import { decodeHostIds, decodeTasks, encodeHostIds, encodeTasks, Role } from '../../../config/index.js';
 import { TransferMode, type Rule } from '../../../model/rule.js';
+import { MaskedSecretError, restoreMaskedSecrets } from '../../../model/rule-secrets.js';
 import { UpdatedInfo } from '../../../model/transfer.js';
 import { StoreError } from '../../../store/index.js';
 import type { RestListenerContext } from '../../context.js';
@@ -43,6 +44,19 @@ function apply(r: Rule, args: ModelArgs): void {
   r.updatedInfo = UpdatedInfo.TOSUBMIT;
 }
 
+/**
+ * The rule to store: masked task credentials sent back (read from a web page or an export made by a
+ * caller without RULE) take the stored values, or the request is refused (decision 0038).
+ */
+function withStoredSecrets(rule: Rule, stored: Rule | undefined): Rule {
+  try {
+    return restoreMaskedSecrets(rule, stored);
+  } catch (err) {
+    if (err instanceof MaskedSecretError) throw new ModelError(400, err.message);
+    throw err;
+  }
+}
+
 /** A task type this server cannot run (FTP, S3*, ICAP, SNMP without a plug-in) refuses the rule (tasks.md §11). */
 function refuseUnavailableTasks(rule: Rule, registry: TaskRegistry | undefined): void {
   try {
@@ -57,13 +71,15 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
   const id = text(args, 'IDRULE');
   if (!id) throw new ModelError(400, 'not enough data to create a rule: IDRULE required');
   const store = ctx.services.store.rules;
+  const stored = await store.get(id);
   // Create is an upsert. A new rule without MODETRANS sends (mode 0 is never valid in a rule).
-  const rule: Rule = (await store.get(id)) ?? {
+  let rule: Rule = stored !== undefined ? { ...stored } : {
     idRule: id, hostIds: [], mode: TransferMode.SENDMODE, recvPath: '', sendPath: '', archivePath: '', workPath: '',
     rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0,
   };
   apply(rule, args);
   refuseUnavailableTasks(rule, ctx.services.tasks);
+  rule = withStoredSecrets(rule, stored);
   await store.upsert(rule);
   return ruleItem(rule);
 }
@@ -88,12 +104,14 @@ export const rulesModel: DataModel = {
   },
   create,
   async update(ctx, id, args) {
-    const rule = await ctx.services.store.rules.get(id);
-    if (rule === undefined) return undefined;
+    const stored = await ctx.services.store.rules.get(id);
+    if (stored === undefined) return undefined;
+    const rule = { ...stored };
     apply(rule, args);
     refuseUnavailableTasks(rule, ctx.services.tasks);
-    await ctx.services.store.rules.upsert(rule);
-    return ruleItem(rule);
+    const kept = withStoredSecrets(rule, stored);
+    await ctx.services.store.rules.upsert(kept);
+    return ruleItem(kept);
   },
   async remove(ctx, id) {
     const rule = await ctx.services.store.rules.get(id);
