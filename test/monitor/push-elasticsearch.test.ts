@@ -238,6 +238,25 @@ describe('push monitoring to Elasticsearch and OpenSearch (test servers with the
     expect(parseSearchService('OpenSearch 2.17')).toMatchObject({ product: 'opensearch', major: 2, version: '2.17' });
   });
 
+  it('the version is read again after a failed push: a cluster upgraded from 8 to 9 during an outage', async () => {
+    const v8 = await server({ product: 'elasticsearch', version: '8.15.3' });
+    const port = v8.port;
+    await records(db.store, [41n]);
+    const ex = exporter(esConfig(`http://127.0.0.1:${port}`));
+    expect(await ex.run()).toBe('pushed');
+    await v8.close();
+    servers = servers.filter((s) => s !== v8);
+    await records(db.store, [42n]);
+    expect(await ex.run()).toBe('failed');
+    const v9 = await server({ product: 'elasticsearch', version: '9.1.5', port });
+    expect(await ex.run()).toBe('pushed');
+    expect(v9.received.map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(v9.indices.get(indexName(TEMPLATE, HOST, new Date()))?.has(uid(42n))).toBe(true);
+    expect(log.lines.filter((l) => l.msg.startsWith('push monitoring: Elasticsearch')).map((l) => l.msg)).toEqual([
+      'push monitoring: Elasticsearch 8.15.3', 'push monitoring: Elasticsearch 9.1.5',
+    ]);
+  });
+
   it('several URLs: a node that does not answer is skipped; prefix path; no compression when off', async () => {
     const es = await server({ product: 'opensearch', version: '2.17.1' });
     await records(db.store, [31n]);

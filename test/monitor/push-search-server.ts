@@ -15,8 +15,8 @@
  *   7, but found 9` (elastic/mcp-server-elasticsearch#171; the 9.x wording "either version 9 or 8"
  *   in open-telemetry/opentelemetry-collector-contrib#40553). When the request has a body, Accept
  *   and Content-Type must both carry the same version (elastic/elasticsearch#80253,
- *   RestCompatibleVersionHelper). 7.x accepts N = 7 only, serving 7.x (elastic/elasticsearch#63071;
- *   clients send it from 7.13); another N is not a media type it knows: 406.
+ *   RestCompatibleVersionHelper). 7.x accepts N = 7 only, serving 7.x (elastic/elasticsearch#63071),
+ *   from 7.13 (elasticsearch-php docs); another N, or an older 7.x, does not know the type: 406.
  * - OpenSearch knows none of the vnd.elasticsearch types: 406 `Content-Type header [...] is not
  *   supported` (elastic/elasticsearch-php#1347, against Amazon OpenSearch).
  * - `X-Elastic-Product: Elasticsearch` on every answer of Elasticsearch 7.14 and later, never on
@@ -52,6 +52,8 @@ export interface SearchServerOptions {
   tokens?: string[];
   /** False: the credentials lack the monitor cluster privilege (GET / answers 403). */
   monitorPrivilege?: boolean;
+  /** Listen on this port (a server "upgraded" in place); default: any free one. */
+  port?: number;
 }
 
 export interface SearchRequest {
@@ -114,8 +116,10 @@ export function mediaTypeRefusal(o: Pick<SearchServerOptions, 'product' | 'versi
   const ctVersion = versionOf(ct);
   const acVersion = versionOf(ac);
   if (m < 8) {
-    // 7.x: the versioned type only with compatible-with=7; plain json/x-ndjson otherwise.
-    if (ct !== undefined && (ctVersion !== undefined ? ctVersion !== 7 : !BULK_TYPES.has(ct.essence))) return notSupported(contentType!);
+    // 7.x: the versioned type only with compatible-with=7, and only from 7.13 (elasticsearch-php
+    // docs, "Send the API compatibility layer"); plain json/x-ndjson otherwise.
+    const knowsVnd = Number(o.version.split('.')[1]) >= 13;
+    if (ct !== undefined && (ctVersion !== undefined ? !knowsVnd || ctVersion !== 7 : !BULK_TYPES.has(ct.essence))) return notSupported(contentType!);
     return undefined;
   }
   const allowed = [m, m - 1];
@@ -230,7 +234,7 @@ export async function startSearchServer(o: SearchServerOptions): Promise<SearchS
     });
   };
   const server: Server = o.tls ? createHttps(o.tls, handle) : createHttp(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(o.port ?? 0, '127.0.0.1', resolve));
   (search as { port: number }).port = (server.address() as AddressInfo).port;
   return search;
 }
