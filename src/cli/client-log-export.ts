@@ -29,6 +29,7 @@ import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandCon
 import { openEngine } from './client-send.js';
 import { EXPORT_TOOL_EXIT, EXPORT_WRAPPER_EXIT, exitCodeOf, exitCodeOfError } from './exit-codes.js';
 import type { Io } from './io.js';
+import { bigintOption } from './number-option.js';
 
 
 /** The outcome of a tool run: its exit code and the lines it would have logged. */
@@ -166,13 +167,19 @@ export function exportWindow(startText: string | undefined, stopText: string | u
   return { ...(start ? { start } : {}), ...(stop ? { stop } : {}) };
 }
 
+/** `-startid`/`-stopid`: a transfer id (signed 64-bit), sent on as its decimal text. */
+function idOption(parsed: ParsedArgs, name: 'startid' | 'stopid'): string | undefined {
+  const text = parsed.value(name);
+  return text === undefined ? undefined : String(bigintOption(text, `log-export -${name}`));
+}
+
 function orderOf(parsed: ParsedArgs, extendedTool: boolean): HistoryExportOrder {
   const { start, stop } = exportWindow(parsed.value('start'), parsed.value('stop'));
   const extended = extendedTool || EXTENDED_VALUES.some((n) => parsed.has(n)) || EXTENDED_FLAGS.some((n) => parsed.has(n));
   const order: HistoryExportOrder = { purge: parsed.has('purge'), ...(start ? { start } : {}), ...(stop ? { stop } : {}) };
   if (extended) {
     order.extended = {
-      clean: parsed.has('clean'), startId: parsed.value('startid'), stopId: parsed.value('stopid'), rule: parsed.value('rule'), request: parsed.value('request'),
+      clean: parsed.has('clean'), startId: idOption(parsed, 'startid'), stopId: idOption(parsed, 'stopid'), rule: parsed.value('rule'), request: parsed.value('request'),
       // The extended original always exports the finished transfers (cli.md §3.10).
       pending: parsed.has('pending'), transfer: parsed.has('transfer'), done: true, error: parsed.has('error'),
     };

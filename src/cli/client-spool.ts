@@ -20,6 +20,7 @@ import { businessRequest } from './client-business.js';
 import { openEngine } from './client-send.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
 import { SPOOL_EXIT } from './exit-codes.js';
+import { optionalNumber } from './number-option.js';
 
 
 const VALUE_OPTIONS = ['to', 'name', 'directory', 'rule', 'statusfile', 'stopfile', 'info', 'block', 'regex', 'elapse', 'minimalSize', 'limitParallel'];
@@ -42,14 +43,6 @@ function listOf(v: string | undefined): string[] {
   return (v ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
 }
 
-function intOption(p: ParsedArgs, name: string, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
-  const v = p.value(name);
-  if (v === undefined) return fallback;
-  const n = Number(v.trim());
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`-${name} expects ${min > 0 ? `an integer of at least ${min}` : 'an integer'}, got ${JSON.stringify(v)}`);
-  return n;
-}
-
 /** The one watcher of the command line (§2.3). */
 export function watcherFromArgs(p: ParsedArgs, hostId: string, defaultBlock: number): WatcherConfig {
   const missing = ['to', 'rule', 'directory', 'statusfile', 'stopfile'].filter((o) => (p.value(o) ?? '') === '');
@@ -66,17 +59,17 @@ export function watcherFromArgs(p: ParsedArgs, hostId: string, defaultBlock: num
     directories,
     regex: p.value('regex'),
     recursive: p.has('recursive'),
-    elapse: intOption(p, 'elapse', 1000),
+    elapse: optionalNumber(p, 'elapse', 'spool -elapse', 1000),
     submit,
     parallel: !p.has('sequential'),
-    limitParallel: intOption(p, 'limitParallel', 0, 0),
+    limitParallel: optionalNumber(p, 'limitParallel', 'spool -limitParallel', 0),
     info: p.value('info') ?? 'noinfo',
     md5: p.has('md5'),
-    block: intOption(p, 'block', defaultBlock, 100),
+    block: optionalNumber(p, 'block', 'spool -block', defaultBlock),
     noLog: p.has('nolog'),
     waarpHosts: listOf(p.value('svc')),
-    elapseWaarp: intOption(p, 'elapseSvc', 5000),
-    minimalSize: intOption(p, 'minimalSize', 0),
+    elapseWaarp: optionalNumber(p, 'elapseSvc', 'spool -elapseSvc', 5000),
+    minimalSize: optionalNumber(p, 'minimalSize', 'spool -minimalSize', 0),
     ignoreAlreadyUsed: p.has('ignoreAlreadyUsed'),
     logWarn: !p.has('notlogWarn'),
   };

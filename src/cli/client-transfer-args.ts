@@ -7,6 +7,7 @@
 import { parseArgs, type OptionSpec, type ParsedArgs } from './args.js';
 import { UsageError } from './cli-error.js';
 import { FORMAT_OPTIONS, formatOf, type OutputFormat } from './client-output.js';
+import { bigintOption, numberOption } from './number-option.js';
 
 export const TRANSFER_OPTIONS: OptionSpec[] = [
   { name: 'to', value: 'HOST' },
@@ -24,9 +25,6 @@ export const TRANSFER_OPTIONS: OptionSpec[] = [
   { name: 'nofollow' },
   ...FORMAT_OPTIONS,
 ];
-
-/** The smallest block size the original accepts. */
-export const MIN_BLOCK_SIZE = 100;
 
 export interface TransferArgs {
   /** Partner ids as typed (one for send/asend; the comma list split for msend/masend). */
@@ -87,10 +85,8 @@ export function parseStartTime(text: string): Date {
 
 /** `+MS` (milliseconds from now) or an absolute epoch in milliseconds (cli.md §3.1). */
 export function parseDelay(text: string, now: number): Date {
-  const m = /^(\+)?(\d{1,15})$/.exec(text);
-  if (!m) throw new UsageError(`-delay expects +MS (milliseconds from now) or an epoch time in milliseconds, got '${text}'`);
-  const n = Number(m[2]);
-  return new Date(m[1] ? now + n : n);
+  if (text.startsWith('+')) return new Date(now + numberOption(text.slice(1), 'send -delay +MS'));
+  return new Date(numberOption(text, 'send -delay EPOCHMS'));
 }
 
 /** `yyyyMMddHHmmss` of a local time (the restart time of `transfer -restart`). */
@@ -100,19 +96,8 @@ export function formatStartTime(d: Date): string {
 }
 
 /** A transfer id: signed 64-bit decimal (negative ids are valid). */
-export function parseTransferId(text: string, option = '-id'): bigint {
-  if (!/^-?\d{1,19}$/.test(text)) throw new UsageError(`${option} expects a transfer id (a signed 64-bit integer), got '${text}'`);
-  const id = BigInt(text);
-  if (id > 9223372036854775807n || id < -9223372036854775808n) throw new UsageError(`${option}: '${text}' is out of the 64-bit range`);
-  return id;
-}
-
-function parseBlock(text: string): number {
-  if (!/^-?\d+$/.test(text)) throw new UsageError(`-block expects a number of bytes, got '${text}'`);
-  const n = Number(text);
-  if (n < MIN_BLOCK_SIZE) throw new UsageError(`-block must be at least ${MIN_BLOCK_SIZE} bytes, got ${text}`);
-  if (n > 0x7fffffff) throw new UsageError(`-block: ${text} is too large`);
-  return n;
+export function parseTransferId(text: string): bigint {
+  return bigintOption(text, 'send -id');
 }
 
 function splitList(text: string | undefined): string[] {
@@ -152,7 +137,7 @@ export function parseTransferArgs(argv: readonly string[], opts: TransferParseOp
     id,
     info: parsed.value('info') ?? 'noinfo',
     md5: parsed.has('md5'),
-    blockSize: blockText === undefined ? undefined : parseBlock(blockText),
+    blockSize: blockText === undefined ? undefined : numberOption(blockText, 'send -block'),
     start: startText !== undefined ? parseStartTime(startText) : delayText !== undefined ? parseDelay(delayText, now) : undefined,
     noLog: parsed.has('nolog'),
     logWarn: !parsed.has('notlogWarn'),

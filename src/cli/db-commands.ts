@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type OptionSpec } from './args.js';
 import { UsageError } from './cli-error.js';
+import { bigintOption } from './number-option.js';
 import { DBTOOL_EXIT, EXIT_INITDB_SQL, EXIT_OK } from './exit-codes.js';
 import { configFileOf, type Instance, type Side } from './instance.js';
 import type { Io } from './io.js';
@@ -52,8 +53,13 @@ async function runTool(ctx: DbCommandContext, request: ToolRequest): Promise<{ c
 
 export async function initdbCommand(ctx: DbCommandContext, args: readonly string[]): Promise<number> {
   let parsed;
+  let minimalSeq: bigint | undefined;
   try {
     parsed = parseArgs(args, { options: INITDB_OPTIONS, maxPositionals: 0, command: 'initdb' });
+    // Checked here, before the database is touched: a signed 64-bit id (the original ignored a
+    // text it could not read, and took any 64-bit value).
+    const seqText = parsed.value('minimalSeq');
+    minimalSeq = seqText === undefined ? undefined : bigintOption(seqText, 'initdb -minimalSeq');
   } catch (err) {
     if (err instanceof UsageError) {
       ctx.io.err(`*** ERROR ***\n${err.message}\n`);
@@ -73,10 +79,11 @@ export async function initdbCommand(ctx: DbCommandContext, args: readonly string
     rolesFile: parsed.value('loadRoles'),
     businessFile: parsed.value('loadBusiness'),
     extendedTaskFactories: factories === undefined ? [] : factories.split(',').map((s) => s.trim()).filter((s) => s !== ''),
-    minimalSeq: parsed.value('minimalSeq'),
+    minimalSeq: minimalSeq?.toString(),
   });
   if (result.code === EXIT_OK) {
     ctx.io.out('done\n');
+    if (minimalSeq !== undefined) ctx.io.out(`Transfer ids restart at ${minimalSeq}\n`);
     return EXIT_OK;
   }
   ctx.io.out('*** ERROR ***\n');

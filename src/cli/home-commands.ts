@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from './args.js';
+import { optionalNumber } from './number-option.js';
 import { CliError, UsageError } from './cli-error.js';
 import { loadconfAuthentFile } from './db-commands.js';
 import { EXIT_HOME_REFUSED, EXIT_OK } from './exit-codes.js';
@@ -24,12 +25,6 @@ import { isPortFree } from '../server/ports.js';
 /** Characters every partner (Java included) accepts in a host id. */
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 
-function portOption(text: string | undefined, option: string): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`option -${option} expects a TCP port (1-65535, or 0 for none), got '${text}'`);
-  return n;
-}
 
 export async function initCommand(ctx: ServerCommandContext, args: readonly string[]): Promise<number> {
   const parsed = parseArgs(args, {
@@ -45,15 +40,15 @@ export async function initCommand(ctx: ServerCommandContext, args: readonly stri
   const hostId = parsed.value('hostid');
   if (hostId === undefined) throw new UsageError('init expects -hostid NAME (the new host id; two partners need two different ids)');
   if (!HOST_ID.test(hostId)) throw new UsageError(`-hostid '${hostId}': expected letters, digits, '.', '_' or '-' (at most 255)`);
-  const port = portOption(parsed.value('port'), 'port');
-  if (port === undefined || port === 0) throw new UsageError('init expects -port N (the plain R66 port of the new host)');
+  const port = optionalNumber(parsed, 'port', 'init -port');
+  if (port === undefined) throw new UsageError('init expects -port N (the plain R66 port of the new host)');
   // Derived from -port so that homes made with ports a few apart never share a port.
   const chosen: Required<Pick<HomeOptions, 'port' | 'sslPort' | 'restPort'>> & HomeOptions = {
     hostId, port,
-    sslPort: portOption(parsed.value('sslport'), 'sslport') ?? port + 1,
-    restPort: portOption(parsed.value('restport'), 'restport') ?? port + 2,
-    httpPort: portOption(parsed.value('httpport'), 'httpport') ?? 0,
-    httpsPort: portOption(parsed.value('httpsport'), 'httpsport') ?? 0,
+    sslPort: optionalNumber(parsed, 'sslport', 'init -sslport', port + 1),
+    restPort: optionalNumber(parsed, 'restport', 'init -restport', port + 2),
+    httpPort: optionalNumber(parsed, 'httpport', 'init -httpport', 0),
+    httpsPort: optionalNumber(parsed, 'httpsport', 'init -httpsport', 0),
   };
   const listening: Array<[string, number]> = [['port', chosen.port], ['sslport', chosen.sslPort], ['restport', chosen.restPort], ['httpport', chosen.httpPort ?? 0], ['httpsport', chosen.httpsPort ?? 0]];
   const used = new Map<number, string>();

@@ -6,7 +6,8 @@ import { NO_ADDRESS, type Host } from '../model/host.js';
 import { resolveConfigPath } from './common-sections.js';
 import { decryptPasswordHex, encryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError } from './errors.js';
-import { parseJavaInt, SectionReader } from './values.js';
+import { checkRange, CONFIG_RANGES } from './ranges.js';
+import { SectionReader } from './values.js';
 import { readXmlFile } from './xml-read.js';
 import { el, section, writeXmlFile, type XmlOut } from './xml-write.js';
 
@@ -14,17 +15,20 @@ import { el, section, writeXmlFile, type XmlOut } from './xml-write.js';
 export async function loadAuthentFile(file: string, cryptoKey: Buffer): Promise<{ hosts: Host[]; warnings: string[] }> {
   const path = resolve(file);
   const doc = await readXmlFile(path, ['authent']);
-  const root = new SectionReader(path, doc.root, 'authent');
   const hosts: Host[] = [];
   const warnings: string[] = [];
+  const root = new SectionReader(path, doc.root, 'authent', (w) => warnings.push(w));
   for (const entry of root.sections('entry')) {
     const where = `${path}:${entry.lineOf() ?? '?'}`;
     const hostId = entry.nonEmpty('hostid');
     if (hostId === undefined) { warnings.push(`${where}: <entry> skipped: empty <hostid>`); continue; }
     let address = entry.nonEmpty('address');
     if (address === undefined) { warnings.push(`${where}: entry ${hostId} skipped: missing <address>`); continue; }
-    const port = parseJavaInt(entry.string('port') ?? '');
-    if (port === undefined) { warnings.push(`${where}: entry ${hostId} skipped: <port> missing or not an integer`); continue; }
+    // Out of range (70000, 1e23) stops the load naming the element; missing or text skips the entry.
+    const portCheck = checkRange(entry.string('port') ?? '', CONFIG_RANGES['entry/port']);
+    if (!portCheck.ok && !portCheck.notNumber) throw entry.error('port', portCheck.message);
+    if (!portCheck.ok) { warnings.push(`${where}: entry ${hostId} skipped: <port> missing or not an integer`); continue; }
+    const port = Number(portCheck.value);
     let isClient = entry.boolean('isclient', false);
     if (port < 0) { isClient = true; address = NO_ADDRESS; }
     let hostKey: Buffer | null;

@@ -21,8 +21,8 @@ export async function loadClientConfig(file: string, options: ClientLoadOptions 
   const mode = options.mode ?? 'full';
   const path = resolve(file);
   const doc = await readXmlFile(path, ['config']);
-  const root = new SectionReader(path, doc.root, 'config');
   const warnings: string[] = [];
+  const root = new SectionReader(path, doc.root, 'config', (w) => warnings.push(w));
   const identity = await readIdentity(root.section('identity'));
   const directories = await readDirectories(root.section('directory'));
   const extendTaskFactories = readExtendTaskFactories(root.section('extendTaskFactory'));

@@ -154,7 +154,7 @@ export function readLimits(sec: SectionReader): LimitConfig {
     percentDecrease: pd <= 0 ? 0.01 : pd >= 1 ? pd / 100 : pd,
     delayThrottle: Math.max(round10(sec.long('delaythrottle', 1000000)), 100),
     limitLowBandwidth: Math.max(sec.long('limitlowbandwidth', 1048576), 1048576),
-    digest: digest >= 0 && digest <= 7 ? digest : 0,
+    digest, // 0..7 by the range table (out of range: refused; the original took CRC32)
     useThrift: useThrift > 0 ? useThrift : 0,
     checkVersion: sec.boolean('checkversion', true),
     globalDigest: sec.boolean('globaldigest', true),

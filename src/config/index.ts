@@ -17,4 +17,7 @@ export { limitFileToXml, loadLimitFile, writeLimitFile } from './limit-file.js';
 export { findLogbackFile, loadLogbackConfig } from './logback.js';
 export { dialectOf, virtualToAbsolute } from './common-sections.js';
 export { parseJavaBoolean, parseJavaDouble, parseJavaInt, parseJavaLong } from './values.js';
+export {
+  checkRange, CONFIG_RANGES, configRange, describeRange, OPTION_RANGES, TRANSFER_ID_RANGE, type ConfigRangeKey, type NumberRange, type OptionRangeKey,
+} from './ranges.js';
 export { defaultSecurity, securityOf, type SecurityConfig } from './security.js';

@@ -38,7 +38,7 @@ const PATHS = [['recvpath', 'recvPath'], ['sendpath', 'sendPath'], ['archivepath
 export async function loadRuleFile(file: string, options: RuleLoadOptions = {}): Promise<Rule[]> {
   const path = resolve(file);
   const doc = await readXmlFile(path, ['rule', 'rules']);
-  const root = new SectionReader(path, doc.root, doc.root.name);
+  const root = new SectionReader(path, doc.root, doc.root.name, options.onWarning);
   const sections = doc.root.name === 'rule' ? [root] : root.sections('rule');
   const rules: Rule[] = [];
   for (const sec of sections) rules.push(await readRule(sec, options));

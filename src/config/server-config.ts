@@ -23,8 +23,8 @@ import { el, section, writeXmlFile, type XmlOut } from './xml-write.js';
 export async function loadServerConfig(file: string): Promise<ServerConfig> {
   const path = resolve(file);
   const doc = await readXmlFile(path, ['config']);
-  const root = new SectionReader(path, doc.root, 'config');
   const warnings: string[] = [];
+  const root = new SectionReader(path, doc.root, 'config', (w) => warnings.push(w));
 
   const identity = await readIdentity(root.section('identity'));
   const { db, taskRunnerNoDb } = readDb(root.section('db'), warnings);

@@ -20,8 +20,8 @@ function isTargetAddress(a: string): boolean {
 export async function loadSnmpConfig(file: string): Promise<SnmpConfig> {
   const path = resolve(file);
   const doc = await readXmlFile(path, ['snmpconfig']);
-  const root = new SectionReader(path, doc.root, 'snmpconfig');
   const warnings: string[] = [];
+  const root = new SectionReader(path, doc.root, 'snmpconfig', (w) => warnings.push(w));
   const config = root.section('config');
   const local = config.strings('localaddress').filter((a) => /^(udp|tcp):.+\/\d+$/.test(a));
   const nbThread = config.int('nbthread', 4);

@@ -1,6 +1,7 @@
 // Typed access to the elements of one section, with the original's conversion rules
 // (config.md §1.3): unconvertible numbers count as absent, booleans are `1`/`true` only.
 import { ConfigError } from './errors.js';
+import { checkRange, configRange, CONFIG_RANGES, PORT, PORT_OR_OFF, type NumberRange } from './ranges.js';
 import { childrenNamed, firstChild, normaliseText, type XmlElement } from './xml-read.js';
 
 const INT_MIN = -(2 ** 31);
@@ -43,6 +44,8 @@ export class SectionReader {
     readonly element: XmlElement | undefined,
     /** Path of the section for messages, e.g. `config/server`. */
     readonly path: string,
+    /** Receives remarks that do not stop the load (a number element holding text). */
+    readonly warn?: (message: string) => void,
   ) {}
 
   get present(): boolean {
@@ -51,12 +54,12 @@ export class SectionReader {
 
   /** A child section (absent when this one is). */
   section(name: string): SectionReader {
-    return new SectionReader(this.file, firstChild(this.element, name), `${this.path}/${name}`);
+    return new SectionReader(this.file, firstChild(this.element, name), `${this.path}/${name}`, this.warn);
   }
 
   /** Every child named `name` as a section, in document order. */
   sections(name: string): SectionReader[] {
-    return childrenNamed(this.element, name).map((e) => new SectionReader(this.file, e, `${this.path}/${name}`));
+    return childrenNamed(this.element, name).map((e) => new SectionReader(this.file, e, `${this.path}/${name}`, this.warn));
   }
 
   has(name: string): boolean {
@@ -92,38 +95,49 @@ export class SectionReader {
     return v === undefined ? fallback : parseJavaBoolean(v);
   }
 
+  /** 32-bit integer within the range table's entry (ranges.ts); absent or empty: `fallback`. */
   int(name: string, fallback: number): number {
-    const v = this.string(name);
-    return (v === undefined ? undefined : parseJavaInt(v)) ?? fallback;
+    return this.optionalNumber(name, 'int') ?? fallback;
   }
 
   /**
-   * A TCP port (`int` rules: a non-number takes the default). Above 65535, or negative unless
-   * `negativeOff` (a negative value then disables the listener), is an error naming the element:
-   * the original only failed later, when binding.
+   * A TCP port: an integer within its entry of the range table (0..65535, or -1..65535 where a
+   * negative value turns the listener off); beyond it an error naming the element, where the
+   * original only failed later, when binding.
    */
   port(name: string, fallback: number, negativeOff = false): number {
-    const port = this.int(name, fallback);
-    if (port > 65535 || (port < 0 && !negativeOff)) {
-      throw this.error(name, `${port} is not a TCP port; expected a number from ${negativeOff ? '0 (off)' : '0'} to 65535`);
-    }
-    return port;
+    return this.optionalNumber(name, 'int', negativeOff ? PORT_OR_OFF : PORT) ?? fallback;
   }
 
   long(name: string, fallback: number): number {
-    const v = this.string(name);
-    return (v === undefined ? undefined : parseJavaLong(v)) ?? fallback;
+    return this.optionalNumber(name, 'long') ?? fallback;
   }
 
   double(name: string, fallback: number): number {
-    const v = this.string(name);
-    return (v === undefined ? undefined : parseJavaDouble(v)) ?? fallback;
+    return this.optionalNumber(name, 'double') ?? fallback;
   }
 
-  /** Integer or undefined when absent / not an integer. */
+  /** Integer or undefined when absent, empty or not a number. */
   optionalInt(name: string): number | undefined {
-    const v = this.string(name);
-    return v === undefined ? undefined : parseJavaInt(v);
+    return this.optionalNumber(name, 'int');
+  }
+
+  /**
+   * The number in child `name`, checked against `<section>/<name>` of the range table (else
+   * `fallbackRange`, else its type's whole range). Absent or empty: undefined. Text that is not a
+   * number at all (`1GB`) is treated as absent, as the original does, with a warning; a number of
+   * the wrong kind or out of range is a ConfigError naming the element and the range.
+   */
+  private optionalNumber(name: string, kind: 'int' | 'long' | 'double', fallbackRange?: NumberRange): number | undefined {
+    const text = this.string(name);
+    if (text === undefined || text === '') return undefined;
+    const key = `${this.path.slice(this.path.lastIndexOf('/') + 1)}/${name}`;
+    const range = (CONFIG_RANGES as Record<string, NumberRange>)[key] ?? fallbackRange ?? configRange(key, kind);
+    const result = checkRange(text, range);
+    if (result.ok) return Number(result.value);
+    if (!result.notNumber) throw this.error(name, result.message);
+    this.warn?.(`${this.file}:${this.lineOf(name) ?? '?'}: <${this.path}/${name}> ${result.message}; the default applies`);
+    return undefined;
   }
 
   /** Line of the child `name` (or of the section when the child is absent). */

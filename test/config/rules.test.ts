@@ -60,7 +60,7 @@ describe('rule files (config.md §6, samples §13.4/13.5)', () => {
     expect(noId).toBeInstanceOf(ConfigError);
     expect((noId as Error).message).toMatch(/a\.rule\.xml:1 <rule\/idrule>: missing or empty/);
     const badMode = await loadRuleFile(await inst.write('b.rules.xml', '<rules><rule><idrule>x</idrule>\n<mode>9</mode></rule></rules>')).catch((e: unknown) => e);
-    expect((badMode as Error).message).toMatch(/b\.rules\.xml:2 <rules\/rule\/mode>: rule x: "9" is not a transfer mode; expected 1\.\.8/);
+    expect((badMode as Error).message).toMatch(/b\.rules\.xml:2 <rules\/rule\/mode>: 9 is out of range; expected an integer from 1 to 8 \(transfer mode\)/);
     const outside = await loadRuleFile(await inst.write('c.rule.xml', `<rule><idrule>x</idrule><mode>1</mode><sendpath>${inst.certs}</sendpath></rule>`), { serverHome: inst.home }).catch((e: unknown) => e);
     expect((outside as Error).message).toMatch(/lies outside serverhome/);
     const [inside] = await loadRuleFile(await inst.write('d.rule.xml', `<rule><idrule>x</idrule><mode>1</mode><sendpath>${inst.home}</sendpath></rule>`), { serverHome: inst.home });

@@ -68,10 +68,14 @@ describe('server.xml loader quirks', () => {
 
   it('applies the limit defaults and normalisations (trap T7)', async () => {
     const f = await sampleWith(/<limit>[\s\S]*?<\/limit>/, '<limit><runlimit>1</runlimit><connlimit>50</connlimit><digest>SHA512</digest><delaycommand>55</delaycommand><timeoutcon>1234</timeoutcon><percentdecrease>20</percentdecrease><blocksize>1GB</blocksize></limit>');
-    const l = (await loadServerConfig(f)).limits;
+    const loaded = await loadServerConfig(f);
+    const l = loaded.limits;
+    // Text where a number belongs takes the default, as in the original, but no longer silently.
+    expect(loaded.warnings.join('\n')).toMatch(/<config\/limit\/digest> "SHA512" is not a number; expected an integer from 0 to 7 .*; the default applies/);
+    expect(loaded.warnings.join('\n')).toMatch(/<config\/limit\/blocksize> "1GB" is not a number/);
     expect(l).toMatchObject({ runLimit: 2, connLimit: 0, digest: 2, delayCommand: 100, timeoutCon: 1230, percentDecrease: 0.2, blockSize: 65536, memoryLimit: 1073741824, globalLimit: 107374182400, gapRestart: 30, delayThrottle: 1000000, limitLowBandwidth: 1048576 });
-    const g = (await loadServerConfig(await sampleWith(/<digest>7<\/digest>/, '<digest>9</digest>'))).limits;
-    expect(g.digest).toBe(0);
+    // Out of range is refused (the original took CRC32 for it): decision 0039.
+    expect((await loadError(await sampleWith(/<digest>7<\/digest>/, '<digest>9</digest>'))).message).toMatch(/<config\/limit\/digest>: 9 is out of range; expected an integer from 0 to 7/);
   });
 
   it('dbcheck wins over autoUpgrade (trap T8); no db section means no database', async () => {
@@ -155,7 +159,7 @@ describe('server.xml errors name file, element and line, never a secret', () => 
   it('ports out of range name the element; a non-number takes the default; a negative HTTP port is off', async () => {
     const big = await loadError(await sampleWith('<serverport>6666</serverport>', '<serverport>99999</serverport>'));
     expect(big.element).toBe('config/network/serverport');
-    expect(big.message).toMatch(/99999 is not a TCP port; expected a number from 0 to 65535/);
+    expect(big.message).toMatch(/<config\/network\/serverport>: 99999 is out of range; expected an integer from 0 to 65535 \(TCP port\)/);
     expect((await loadError(await sampleWith('<serverport>6666</serverport>', '<serverport>-5</serverport>'))).element).toBe('config/network/serverport');
     expect((await loadError(await sampleWith('<restport>8088</restport>', '<restport>70000</restport>'))).element).toBe('config/rest/restport');
     expect((await loadServerConfig(await sampleWith('<serverport>6666</serverport>', '<serverport>abc</serverport>'))).network.serverPort).toBe(6666);

@@ -4,6 +4,8 @@
  * original does); everything from `--` on is kept for `-sendOnError` and never parsed here.
  */
 
+import { checkRange, describeRange, OPTION_RANGES, type OptionRangeKey } from '../../config/ranges.js';
+
 /** Predefined services (icap.md §1.1). */
 export const ICAP_MODELS: Readonly<Record<string, string>> = {
   DEFAULT_MODEL: 'avscan',
@@ -59,11 +61,13 @@ export class IcapArgumentError extends Error {}
 
 const DEFAULTS = { blockSize: 8192, receiveSize: 65536, maxSize: 2147483647, timeoutMs: 36_000_000 };
 
-function integer(option: string, value: string | undefined, min: number): number {
-  if (value === undefined || !/^-?\d+$/.test(value)) throw new IcapArgumentError(`${option} expects an integer, got ${value === undefined ? 'nothing' : `"${value}"`}`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new IcapArgumentError(`${option} must be at least ${min}, got ${value}`);
-  return n;
+/** A number option checked against its range (src/config/ranges.ts): the message names both. */
+function integer(option: string, value: string | undefined): number {
+  const range = OPTION_RANGES[`icaptest ${option}` as OptionRangeKey];
+  if (value === undefined) throw new IcapArgumentError(`${option} expects ${describeRange(range)}, got nothing`);
+  const result = checkRange(value, range);
+  if (!result.ok) throw new IcapArgumentError(`${option}: ${result.message}`);
+  return Number(result.value);
 }
 
 function text(option: string, value: string | undefined): string {
@@ -94,8 +98,7 @@ export function parseIcapOptions(words: readonly string[]): IcapOptions {
       case '-file': file = text(word, next()); break;
       case '-to': host = text(word, next()); break;
       case '-port': {
-        const p = integer(word, next(), 0);
-        if (p > 65535) throw new IcapArgumentError(`-port must be at most 65535, got ${p}`);
+        const p = integer(word, next());
         port = p === 0 ? ICAP_DEFAULT_PORT : p;
         break;
       }
@@ -105,11 +108,11 @@ export function parseIcapOptions(words: readonly string[]): IcapOptions {
         if (!Object.hasOwn(ICAP_MODELS, model)) throw new IcapArgumentError(`-model ${model} is unknown (known: ${Object.keys(ICAP_MODELS).join(', ')})`);
         break;
       }
-      case '-previewSize': previewSize = integer(word, next(), 0); break;
-      case '-blockSize': sizes.blockSize = integer(word, next(), 100); break;
-      case '-receiveSize': sizes.receiveSize = integer(word, next(), 100); break;
-      case '-maxSize': sizes.maxSize = integer(word, next(), 100); break;
-      case '-timeout': sizes.timeoutMs = integer(word, next(), 100); break;
+      case '-previewSize': previewSize = integer(word, next()); break;
+      case '-blockSize': sizes.blockSize = integer(word, next()); break;
+      case '-receiveSize': sizes.receiveSize = integer(word, next()); break;
+      case '-maxSize': sizes.maxSize = integer(word, next()); break;
+      case '-timeout': sizes.timeoutMs = integer(word, next()); break;
       case '-keyPreview': case '-stringPreview': case '-key204': case '-string204': case '-key200': case '-string200':
         keys[word.slice(1)] = text(word, next());
         break;

@@ -56,9 +56,10 @@ describe('ICAP options (icap.md §1)', () => {
     [['-file', 'f', '-to', 'h'], /-service/],
     [['-file', 'f', '-to', 'h', '-service', 's', '-model', 'ICAP_AVSCAN'], /together/],
     [['-file', 'f', '-to', 'h', '-model', 'NOPE'], /unknown/],
-    [['-file', 'f', '-to', 'h', '-service', 's', '-blockSize', '99'], /at least 100/],
+    [['-file', 'f', '-to', 'h', '-service', 's', '-blockSize', '99'], /-blockSize: 99 is out of range; expected an integer from 100 to 16777216 \(bytes\)/],
     [['-file', 'f', '-to', 'h', '-service', 's', '-timeout', 'ten'], /integer/],
-    [['-file', 'f', '-to', 'h', '-service', 's', '-port', '-1'], /at least 0/],
+    [['-file', 'f', '-to', 'h', '-service', 's', '-port', '-1'], /-port: -1 is out of range; expected an integer from 0 to 65535/],
+    [['-file', 'f', '-to', 'h', '-service', 's', '-timeout', '1e23'], /-timeout: 1e23 is not an integer; expected an integer from 100 to 2147483647 \(ms\)/],
     [['-file', 'f', '-to', 'h', '-service', 's', '-errorDelete', '-sendOnError'], /together/],
     [['-file', 'f', '-to', 'h', '-service', 's', '-errorMove', '/q', '-errorDelete'], /together/],
   ])('refuses %j', (words, message) => {
