@@ -13,6 +13,18 @@ export interface SecurityConfig {
   handshakeFrameBytes: number;
   /** R66: time an accepted connection has to authenticate before it is closed, ms. */
   handshakeTimeoutMs: number;
+  /** R66: connections not authenticated yet on each listener; beyond, the oldest of them is closed. */
+  maxUnauthenticated: number;
+  /** HTTP (REST, web monitoring, web admin, metrics): connections open at once on each listener. */
+  httpMaxConnections: number;
+  /** HTTP: connections open at once from one source address on each listener. */
+  httpMaxConnectionsPerAddress: number;
+  /** HTTP: time a connection may stay without a request in progress (before its first, between two), ms. */
+  httpIdleTimeoutMs: number;
+  /** Every listener of the host together; absent: derived from the open-file limit (net/fd-limit.ts). */
+  maxTotalConnections?: number;
+  /** Web `/events` streams one address (and one admin session) may hold at once. */
+  maxEventStreamsPerClient: number;
   /** R66: bytes of incomplete frames held across every connection of the process. */
   bufferedBytes: number;
   /** Least interval between two log lines of one repeated refusal (the rest are counted), ms. */
@@ -38,6 +50,11 @@ export function defaultSecurity(timeoutConMs: number): SecurityConfig {
     maxConnectionsPerAddress: 100,
     handshakeFrameBytes: 16 * 1024,
     handshakeTimeoutMs: 10_000,
+    maxUnauthenticated: 256,
+    httpMaxConnections: 512,
+    httpMaxConnectionsPerAddress: 64,
+    httpIdleTimeoutMs: 10_000,
+    maxEventStreamsPerClient: 4,
     bufferedBytes: 64 * 1024 * 1024,
     warnIntervalMs: 60_000,
     restBodyLimit: 64 * 1024,
@@ -64,6 +81,12 @@ export function readSecurity(sec: SectionReader, timeoutConMs: number): Security
     maxConnectionsPerAddress: positive('maxconnectionsperaddress', d.maxConnectionsPerAddress),
     handshakeFrameBytes: positive('handshakeframebytes', d.handshakeFrameBytes),
     handshakeTimeoutMs: positive('handshaketimeout', d.handshakeTimeoutMs),
+    maxUnauthenticated: positive('maxunauthenticated', d.maxUnauthenticated),
+    httpMaxConnections: positive('httpmaxconnections', d.httpMaxConnections),
+    httpMaxConnectionsPerAddress: positive('httpmaxconnectionsperaddress', d.httpMaxConnectionsPerAddress),
+    httpIdleTimeoutMs: positive('httpidletimeout', d.httpIdleTimeoutMs),
+    ...(sec.has('maxtotalconnections') ? { maxTotalConnections: positive('maxtotalconnections', 0) } : {}),
+    maxEventStreamsPerClient: positive('maxeventstreamsperclient', d.maxEventStreamsPerClient),
     bufferedBytes: positive('bufferedbytes', d.bufferedBytes),
     warnIntervalMs: positive('warninterval', d.warnIntervalMs),
     restBodyLimit: positive('restbodylimit', d.restBodyLimit),
@@ -86,11 +109,13 @@ export function writeSecurity(s: SecurityConfig | undefined, timeoutConMs: numbe
   const d = defaultSecurity(timeoutConMs);
   const names: Array<[keyof SecurityConfig, string]> = [
     ['maxConnections', 'maxconnections'], ['maxConnectionsPerAddress', 'maxconnectionsperaddress'], ['handshakeFrameBytes', 'handshakeframebytes'],
-    ['handshakeTimeoutMs', 'handshaketimeout'], ['bufferedBytes', 'bufferedbytes'], ['warnIntervalMs', 'warninterval'], ['restBodyLimit', 'restbodylimit'],
+    ['handshakeTimeoutMs', 'handshaketimeout'], ['maxUnauthenticated', 'maxunauthenticated'], ['httpMaxConnections', 'httpmaxconnections'],
+    ['httpMaxConnectionsPerAddress', 'httpmaxconnectionsperaddress'], ['httpIdleTimeoutMs', 'httpidletimeout'], ['maxTotalConnections', 'maxtotalconnections'],
+    ['maxEventStreamsPerClient', 'maxeventstreamsperclient'], ['bufferedBytes', 'bufferedbytes'], ['warnIntervalMs', 'warninterval'], ['restBodyLimit', 'restbodylimit'],
     ['restImportBodyLimit', 'restimportbodylimit'], ['restMaxAuthFailures', 'restmaxauthfailures'], ['restLockoutMs', 'restlockout'],
     ['restClockSkewMs', 'restclockskew'],
   ];
-  const children = names.filter(([k]) => s[k] !== d[k]).flatMap(([k, name]) => el(name, s[k]));
+  const children = names.filter(([k]) => s[k] !== d[k]).flatMap(([k, name]) => el(name, s[k] as number));
   if (s.receivedFileMode !== d.receivedFileMode) children.push(...el('receivedfilemode', `0${s.receivedFileMode.toString(8)}`));
   return children.length === 0 ? [] : [section('security', children)];
 }

@@ -8,7 +8,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TlsOptions } from 'node:tls';
 import { securityOf } from '../config/index.js';
-import { RateLimitedLog } from '../net/rate-log.js';
+import { guardHttpServer } from '../net/http-gate.js';
 import type { RestListenerContext } from './context.js';
 import { handleCors } from './cors.js';
 import { V1Dispatcher } from './v1/index.js';
@@ -32,15 +32,9 @@ export function createRestApp(ctx: RestListenerContext, tls?: TlsOptions): Fasti
     return503OnClosing: true,
   };
   const app: FastifyInstance = (tls ? Fastify({ ...opts, https: tls }) : Fastify(opts)) as unknown as FastifyInstance;
-  // Connections beyond the R66 listeners' limit are dropped by Node at accept ('drop'), counted in
-  // the log at most once per interval: a flood cannot take the descriptors R66 needs (issue 21).
-  app.server.maxConnections = security.maxConnections;
-  const drops = new RateLimitedLog(ctx.services.log, security.warnIntervalMs);
-  let dropped = 0;
-  app.server.on('drop', (data?: { remoteAddress?: string }) => {
-    dropped++;
-    drops.warn('rest-drop', { ip: data?.remoteAddress, dropped }, `REST connection refused (maxconnections ${security.maxConnections} reached)`);
-  });
+  // Per-address and per-listener caps, the idle deadline and the host's total (net/http-gate.ts):
+  // a flood of idle sockets cannot stop other addresses from being served (issue 32).
+  guardHttpServer(app.server, `rest-listener:${ctx.rest.port}`, ctx.services.config, ctx.services.log);
   // The Java client sends JSON bodies with GET: read a body on every method.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   app.removeAllContentTypeParsers();

@@ -10,6 +10,7 @@ import type { R66Network } from '../net/network.js';
 import type { Store } from '../store/index.js';
 import type { TransferEngine } from '../transfer/engine.js';
 import { MetricsEndpoint } from './http-endpoint.js';
+import { guardHttpServer } from '../net/http-gate.js';
 import { DatabaseLease } from './leader.js';
 import { HostMetrics } from './metrics.js';
 import { ElasticsearchPushTarget } from './push/es-target.js';
@@ -184,6 +185,7 @@ export class MonitorComponent {
     const endpoint = new MetricsEndpoint({
       port: settings.metricsPort, address: settings.metricsAddress, metricsPath: settings.metricsPath, healthPath: settings.healthPath,
       metrics: () => metrics.text(), contentType: metrics.registry.contentType,
+      guard: (server) => guardHttpServer(server, 'metrics', config, runtime.log),
       health: {
         database: async () => { await runtime.store.hostConfigs.get(config.hostId); },
         listeners: () => ({ ports: deps.network.ports, expected: (config.server.useNoSsl ? 1 : 0) + (config.server.useSsl ? 1 : 0) }),

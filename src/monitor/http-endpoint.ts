@@ -42,6 +42,8 @@ export interface MetricsEndpointOptions {
   metrics: () => Promise<string>;
   contentType: string;
   health: HealthCheck;
+  /** Puts the listener under the host's connection limits (net/http-gate.ts) before it listens. */
+  guard?: (server: Server) => void;
 }
 
 export class MetricsEndpoint {
@@ -56,6 +58,7 @@ export class MetricsEndpoint {
   async start(): Promise<void> {
     const server = createServer((req, res) => void this.answer(req, res));
     server.keepAliveTimeout = 65_000;
+    this.opts.guard?.(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.opts.port, this.opts.address, () => {

@@ -66,8 +66,6 @@ export interface ConnectionOptions {
    * needs a few KiB); `maxFrameLength` applies from markAuthenticated() on.
    */
   handshakeFrameBytes?: number;
-  /** An accepted connection not authenticated after this long is closed. */
-  handshakeTimeoutMs?: number;
   /** The process's budget of bytes held in incomplete frames (buffer-budget.ts). */
   budget?: BufferBudget;
   /** Rate-limited warnings shared by the connections of a host (rate-log.ts). */
@@ -92,7 +90,6 @@ export class Connection extends EventEmitter {
   private lastUse = Date.now();
   private unansweredKeepAlives = 0;
   private idleTimer: NodeJS.Timeout | null = null;
-  private handshakeTimer: NodeJS.Timeout | null = null;
   /** Bytes of this connection's incomplete frame as last accounted in the budget. */
   private held = 0;
   /** Resolves with the reason once the socket is closed. */
@@ -120,25 +117,11 @@ export class Connection extends EventEmitter {
     });
     socket.on('close', () => this.onClose());
     this.armIdleTimer();
-    if (options.handshakeTimeoutMs !== undefined) {
-      this.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(), options.handshakeTimeoutMs);
-      this.handshakeTimer.unref();
-    }
   }
 
   /** True once any channel of this connection authenticated. */
   get authenticated(): boolean {
     return this.everAuthenticated;
-  }
-
-  /** An accepted peer that did not authenticate in time: dropped at once, nothing to flush. */
-  private onHandshakeTimeout(): void {
-    this.handshakeTimer = null;
-    if (this.everAuthenticated || this.isClosing) return;
-    this.options.warnings?.warn('handshake-timeout', { ip: this.socket.remoteAddress }, 'connection closed: not authenticated in time');
-    this.closeReason ??= disconnected('not authenticated in time');
-    this.close(this.closeReason);
-    this.socket.destroy();
   }
 
   /** Tells the budget what the splitter holds now. */
@@ -194,12 +177,13 @@ export class Connection extends EventEmitter {
 
   /** Marks the connection as having carried a successful authentication. */
   markAuthenticated(partner: AuthenticatedPartner, reusable: boolean): void {
+    const first = !this.everAuthenticated;
     this.everAuthenticated = true;
     this.partnerIds.add(partner.host.hostId);
     this.splitter.maxFrameLength = this.options.maxFrameLength ?? DEFAULT_MAX_FRAME_LENGTH;
-    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
-    this.handshakeTimer = null;
     if (reusable) this.authenticatedPartner = partner;
+    // The listener's gate stops the authentication deadline and trusts the address (connection-gate.ts).
+    if (first) this.emit('authenticated');
   }
 
   sendParts(dstId: number, srcId: number, parts: PacketParts): Promise<void> {
@@ -460,8 +444,6 @@ export class Connection extends EventEmitter {
   private onClose(): void {
     this.closing = true;
     this.stopIdleTimer();
-    if (this.handshakeTimer !== null) clearTimeout(this.handshakeTimer);
-    this.handshakeTimer = null;
     // The frame in progress goes back now, not when the last reference to this object dies.
     this.splitter.release();
     this.account();

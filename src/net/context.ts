@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Blacklist } from './blacklist.js';
 import type { BufferBudget } from './buffer-budget.js';
+import type { HostConnections } from './connection-gate.js';
 import type { RequestHandlers } from './handlers.js';
 import type { LocalIdentity, PartnerDirectory } from './partner.js';
 import type { RateLimitedLog } from './rate-log.js';
@@ -13,8 +14,13 @@ import type { RateLimitedLog } from './rate-log.js';
 export interface NetGuard {
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  /** Connections not authenticated yet on each listener (beyond: the oldest is closed). */
+  maxUnauthenticated: number;
   handshakeFrameBytes: number;
+  /** Time an accepted connection has to authenticate (and to finish the TLS handshake). */
   handshakeTimeoutMs: number;
+  /** The host's connections over all its listeners (total cap, trusted addresses, WARN lines). */
+  connections: HostConnections;
   budget: BufferBudget;
   warnings: RateLimitedLog;
 }

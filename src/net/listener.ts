@@ -6,9 +6,10 @@ import { createServer as createTcpServer, type AddressInfo, type Server, type So
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { notifySnmp } from '../monitor/snmp/hub.js';
 import { acceptChannel } from './acceptor.js';
-import { normaliseIp } from './blacklist.js';
+import { r66Limits, type Admission, type HostConnections, type ListenerGate } from './connection-gate.js';
 import { Connection } from './connection.js';
-import type { NetContext } from './context.js';
+import type { NetContext, NetGuard } from './context.js';
+import { reportFdExhaustion } from './fd-limit.js';
 import { adoptAccepted, SocketReads } from './socket-reads.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -29,13 +30,10 @@ export class R66Listener {
   readonly name: string;
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
-  /** Admitted sockets per source address (for `maxconnectionsperaddress`), and in all. */
-  private readonly perAddress = new Map<string, number>();
-  private admitted = 0;
   /** Raw sockets of the TLS port (a TLS socket in its handshake is not a Connection yet). */
   private readonly handshaking = new Set<Socket>();
-  /** Connections refused by the connection limits since start. */
-  refusedConnections = 0;
+  /** The connection limits' bookkeeping (connection-gate.ts), made from the context's guard. */
+  private gates: { of: HostConnections; gate: ListenerGate } | undefined;
 
   constructor(
     private readonly ctx: NetContext,
@@ -58,6 +56,29 @@ export class R66Listener {
   /** Connections currently open. */
   get openConnections(): number {
     return this.connections.size;
+  }
+
+  /** Connections refused by the connection limits since start (sheddings and deadlines not counted). */
+  get refusedConnections(): number {
+    return this.gates?.gate.refused ?? 0;
+  }
+
+  /** The gate's counters (refused, shed, closed by the deadline, pending now); undefined without limits. */
+  get gate(): ListenerGate | undefined {
+    return this.gates?.gate;
+  }
+
+  /**
+   * Admits an accepted socket through the gate of the context's guard (none: no limits); undefined
+   * when refused, after which the caller destroys the socket.
+   */
+  private admit(socket: Socket): Admission | null | undefined {
+    const guard: NetGuard | undefined = this.ctx.guard;
+    if (guard === undefined) return null;
+    if (this.gates?.of !== guard.connections) this.gates = { of: guard.connections, gate: guard.connections.listener(this.name) };
+    const admission = this.gates.gate.admit(socket, r66Limits(guard));
+    if (admission === undefined) notifySnmp('overloaded', `${this.name}: connection refused`, 'connection limits reached');
+    return admission;
   }
 
   async start(): Promise<void> {
@@ -88,12 +109,10 @@ export class R66Listener {
       // The limits apply before the TLS handshake: a flood of sockets that never shake hands
       // must not hold file descriptors either.
       server.on('connection', (raw: Socket) => {
-        const ip = normaliseIp(raw.remoteAddress ?? '');
-        if (!this.admit(ip)) {
+        if (this.admit(raw) === undefined) {
           raw.destroy();
           return;
         }
-        this.track(ip, raw);
         this.handshaking.add(raw);
         raw.once('close', () => this.handshaking.delete(raw));
       });
@@ -107,7 +126,10 @@ export class R66Listener {
       server.once('error', reject);
       server.listen({ port, host: address }, () => {
         server.off('error', reject);
-        server.on('error', (err) => this.ctx.logger.error({ err: err.message }, `${this.name} error`));
+        // Out of descriptors at accept: one ERROR a minute (fd-limit.ts), not one per attempt.
+        server.on('error', (err) => {
+          if (!reportFdExhaustion(this.ctx.logger, err, `${this.name} accept`)) this.ctx.logger.error({ err: err.message }, `${this.name} error`);
+        });
         resolve(server);
       });
     });
@@ -120,17 +142,17 @@ export class R66Listener {
       notifySnmp('error', 'Black Listed connection temptative', this.options.tls === undefined ? 'During connection' : 'During Handshake');
       return;
     }
-    const ip = normaliseIp(accepted.remoteAddress ?? '');
-    // A TLS socket was admitted and is tracked from its raw connection (listenOn).
-    if (this.options.tls === undefined && !this.admit(ip)) {
-      accepted.destroy();
-      return;
-    }
     // A plain socket (accepted paused) goes on as one reading into the shared buffer; a TLS one,
     // or one that cannot be adopted, reads through its 'data' events.
     const reads = this.options.tls === undefined ? new SocketReads() : undefined;
     const adopted = reads === undefined ? null : adoptAccepted(accepted, reads);
     const socket = adopted ?? accepted;
+    // A TLS socket was admitted as its raw connection (listenOn); a plain one is admitted now.
+    const admission = this.options.tls === undefined ? this.admit(socket) : this.gates?.gate.find(socket);
+    if (admission === undefined && (this.options.tls === undefined || this.ctx.guard !== undefined)) {
+      socket.destroy();
+      return;
+    }
     if (adopted === null) accepted.resume();
     socket.setKeepAlive(true);
     socket.setNoDelay(true);
@@ -143,42 +165,13 @@ export class R66Listener {
       onNewChannel: (channel) => acceptChannel(this.ctx, channel),
       reads: adopted === null ? undefined : reads,
       handshakeFrameBytes: guard?.handshakeFrameBytes,
-      handshakeTimeoutMs: guard?.handshakeTimeoutMs,
       budget: guard?.budget,
       warnings: guard?.warnings,
     });
     this.connections.add(connection);
-    if (this.options.tls === undefined) this.track(ip, socket);
+    // Authenticated: no deadline any more, never shed, and its address trusted (connection-gate.ts).
+    if (admission !== null && admission !== undefined) connection.once('authenticated', () => admission.authenticated());
     socket.once('close', () => this.connections.delete(connection));
-  }
-
-  /** Counts an admitted socket until it closes. */
-  private track(ip: string, socket: Socket): void {
-    this.admitted++;
-    this.perAddress.set(ip, (this.perAddress.get(ip) ?? 0) + 1);
-    socket.once('close', () => {
-      this.admitted--;
-      const left = (this.perAddress.get(ip) ?? 1) - 1;
-      if (left > 0) this.perAddress.set(ip, left);
-      else this.perAddress.delete(ip);
-    });
-  }
-
-  /**
-   * The connection limits (server.xml `security`): beyond them a socket is closed at once, counted,
-   * and logged at most once per interval, so partners already connected and REST keep their
-   * file descriptors.
-   */
-  private admit(ip: string): boolean {
-    const guard = this.ctx.guard;
-    if (guard === undefined) return true;
-    const fromIp = this.perAddress.get(ip) ?? 0;
-    if (this.admitted < guard.maxConnections && fromIp < guard.maxConnectionsPerAddress) return true;
-    this.refusedConnections++;
-    const limit = this.admitted >= guard.maxConnections ? `maxconnections ${guard.maxConnections}` : `maxconnectionsperaddress ${guard.maxConnectionsPerAddress}`;
-    notifySnmp('overloaded', `${this.name}: connection refused`, `${limit} reached`);
-    guard.warnings.warn(`refused:${this.name}`, { ip, open: this.admitted, refused: this.refusedConnections }, `${this.name}: connection refused (${limit} reached)`);
-    return false;
   }
 
   /** Closes the accepted connections on which the partner `hostId` authenticated; resolves with how many. */

@@ -14,6 +14,7 @@ import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
 import { Blacklist, blacklistOptionsFrom, hostProxifiedFrom } from './blacklist.js';
 import { BufferBudget } from './buffer-budget.js';
+import { hostConnectionsOf } from './connection-gate.js';
 import { informationHandler, transferCheckFrom } from './commands/information.js';
 import { baseJsonCommandHandler } from './commands/json-base.js';
 import { handleTest } from './commands/test-message.js';
@@ -99,15 +100,18 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
     checkClientAddress: options.checkClientAddress,
     reuseAuthentication: env.SVC_R66_AUTHENT_NOREUSE !== '1',
     logger: options.logger,
-    guard: netGuardFrom(securityOf(settings), options.logger),
+    guard: netGuardFrom(settings, options.logger),
   };
 }
 
 /** The listeners' limits; one buffer budget and one rate-limited log for the whole host. */
-function netGuardFrom(security: SecurityConfig, logger: Logger): NetContext['guard'] {
+function netGuardFrom(settings: HostNetSettings, logger: Logger): NetContext['guard'] {
+  const security = securityOf(settings);
   return {
     maxConnections: security.maxConnections,
     maxConnectionsPerAddress: security.maxConnectionsPerAddress,
+    maxUnauthenticated: security.maxUnauthenticated,
+    connections: hostConnectionsOf(settings, security, logger),
     handshakeFrameBytes: security.handshakeFrameBytes,
     handshakeTimeoutMs: security.handshakeTimeoutMs,
     budget: new BufferBudget(security.bufferedBytes),

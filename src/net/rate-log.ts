@@ -23,27 +23,31 @@ export class RateLimitedLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Logs `msg` at WARN unless `key` was logged less than an interval ago (then only counts it). */
-  warn(key: string, fields: Record<string, unknown>, msg: string): void {
-    this.write('warn', key, fields, msg);
+  /**
+   * Logs `msg` at WARN unless `key` was logged less than an interval ago (then only counts it);
+   * true when the line was written.
+   */
+  warn(key: string, fields: Record<string, unknown>, msg: string): boolean {
+    return this.write('warn', key, fields, msg);
   }
 
   /** The same at INFO. */
-  info(key: string, fields: Record<string, unknown>, msg: string): void {
-    this.write('info', key, fields, msg);
+  info(key: string, fields: Record<string, unknown>, msg: string): boolean {
+    return this.write('info', key, fields, msg);
   }
 
-  private write(level: 'warn' | 'info', key: string, fields: Record<string, unknown>, msg: string): void {
+  private write(level: 'warn' | 'info', key: string, fields: Record<string, unknown>, msg: string): boolean {
     const t = this.now();
     const state = this.keys.get(key);
     if (state !== undefined && t - state.last < this.intervalMs) {
       state.suppressed++;
-      return;
+      return false;
     }
     const suppressed = state?.suppressed ?? 0;
     this.keys.delete(key);
     if (this.keys.size >= MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
     this.keys.set(key, { last: t, suppressed: 0 });
     this.logger[level](suppressed > 0 ? { ...fields, suppressed } : fields, msg);
+    return true;
   }
 }

@@ -10,6 +10,7 @@ import { securityOf, type ServerConfig } from '../config/index.js';
 import { AuthGuard } from '../http/auth-guard.js';
 import type { RestServices } from '../http/context.js';
 import type { ConnectionPool } from '../net/pool.js';
+import { RateLimitedLog } from '../net/rate-log.js';
 import { loadTlsMaterial } from '../net/tls.js';
 import { TransferOrders, type LiveTransfers } from '../operations/index.js';
 import { createAdminApp } from './admin/app.js';
@@ -55,7 +56,8 @@ export class WebAreas {
     const { network } = this.deps.config;
     if (network.serverHttpPort <= 0 && network.serverHttpsPort <= 0) return;
     const services = this.webServices();
-    const live = new LiveBroadcaster();
+    const security = securityOf(this.deps.config);
+    const live = new LiveBroadcaster({ maxPerClient: security.maxEventStreamsPerClient, warnings: new RateLimitedLog(this.deps.log, security.warnIntervalMs) });
     const events = this.deps.events();
     if (events !== undefined) live.attach(events);
     this.live = live;

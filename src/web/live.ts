@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { TaskStep, type TransferRecord } from '../model/transfer.js';
+import type { RateLimitedLog } from '../net/rate-log.js';
 
 export interface ProgressEvent {
   ref: { specialId: bigint; requester: string; requested: string };
@@ -55,6 +56,16 @@ export interface BroadcasterOptions {
   maxBuffered?: number;
   /** Viewers beyond this are refused (503). */
   maxViewers?: number;
+  /** Streams one address, and one admin session, may hold at once (beyond: 429), so no client takes every slot. */
+  maxPerClient?: number;
+  /** Where refusals are logged, once per address and interval. */
+  warnings?: RateLimitedLog;
+}
+
+/** Who asks for a stream: its address, and its session on the administration area. */
+export interface Viewer {
+  address: string;
+  session?: string;
 }
 
 interface Tracked extends LiveTransfer {
@@ -71,6 +82,10 @@ export class LiveBroadcaster {
   private readonly intervalMs: number;
   private readonly maxBuffered: number;
   private readonly maxViewers: number;
+  private readonly maxPerClient: number;
+  private readonly warnings: RateLimitedLog | undefined;
+  /** Open streams per address and per session (keys `a:` and `s:`). */
+  private readonly perClient = new Map<string, number>();
   private source: TransferEvents | undefined;
 
   private readonly onStart = (r: TransferRecord): void => {
@@ -88,6 +103,8 @@ export class LiveBroadcaster {
     this.intervalMs = opts.intervalMs ?? 1000;
     this.maxBuffered = opts.maxBuffered ?? 64 * 1024;
     this.maxViewers = opts.maxViewers ?? 200;
+    this.maxPerClient = opts.maxPerClient ?? 4;
+    this.warnings = opts.warnings;
   }
 
   /** Starts listening to an engine (once for all viewers). */
@@ -104,9 +121,27 @@ export class LiveBroadcaster {
     return this.viewers.size;
   }
 
-  /** Takes over a response as an event stream; false (nothing written) when too many viewers. */
-  subscribe(res: ServerResponse): boolean {
-    if (this.viewers.size >= this.maxViewers) return false;
+  /**
+   * Takes over a response as an event stream; when refused, nothing is written and the status to
+   * answer is returned: 503 when every slot is taken, 429 when this address or session holds its
+   * `maxeventstreamsperclient` already.
+   */
+  subscribe(res: ServerResponse, viewer: Viewer): undefined | 429 | 503 {
+    const keys = [`a:${viewer.address}`, ...(viewer.session !== undefined ? [`s:${viewer.session}`] : [])];
+    const refusal = this.viewers.size >= this.maxViewers ? 503 : keys.some((k) => (this.perClient.get(k) ?? 0) >= this.maxPerClient) ? 429 : undefined;
+    if (refusal !== undefined) {
+      const why = refusal === 503 ? `all ${this.maxViewers} slots taken` : `maxeventstreamsperclient ${this.maxPerClient} reached`;
+      this.warnings?.warn(`events:${viewer.address}`, { ip: viewer.address, viewers: this.viewers.size }, `live events stream refused (${why})`);
+      return refusal;
+    }
+    for (const k of keys) this.perClient.set(k, (this.perClient.get(k) ?? 0) + 1);
+    res.once('close', () => {
+      for (const k of keys) {
+        const left = (this.perClient.get(k) ?? 1) - 1;
+        if (left > 0) this.perClient.set(k, left);
+        else this.perClient.delete(k);
+      }
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write('retry: 3000\n\n');
     // The current state of the running transfers, so a new page is right at once.
@@ -114,7 +149,13 @@ export class LiveBroadcaster {
     if (current.length > 0) res.write(`event: transfers\ndata: ${JSON.stringify(current)}\n\n`);
     this.viewers.add(res);
     res.on('close', () => this.viewers.delete(res));
-    return true;
+    return undefined;
+  }
+
+  /** Serves `/events` on a hijacked fastify reply: the stream, or the refusal's status. */
+  serve(res: ServerResponse, viewer: Viewer): void {
+    const refusal = this.subscribe(res, viewer);
+    if (refusal !== undefined) res.writeHead(refusal, { 'retry-after': '30' }).end();
   }
 
   private update(key: string, change: Partial<LiveTransfer>): void {

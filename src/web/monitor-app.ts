@@ -161,7 +161,7 @@ async function handle(ctx: MonitorContext, req: FastifyRequest, reply: FastifyRe
   const path = (req.raw.url ?? '/').split('?')[0]!;
   if (path.toLowerCase() === '/events') {
     reply.hijack();
-    if (!ctx.live.subscribe(reply.raw)) reply.raw.writeHead(503).end();
+    ctx.live.serve(reply.raw, { address: req.ip });
     return reply;
   }
   const { params } = readParams(req);
@@ -197,7 +197,7 @@ async function handle(ctx: MonitorContext, req: FastifyRequest, reply: FastifyRe
 }
 
 export async function createMonitorApp(ctx: MonitorContext): Promise<FastifyInstance> {
-  const app = createWebApp(ctx.services.rest.log, undefined, { compress: ctx.services.rest.config.server.useHttpCompression });
+  const app = createWebApp(ctx.services.rest.log, undefined, { compress: ctx.services.rest.config.server.useHttpCompression, limits: { name: 'web-monitoring', config: ctx.services.rest.config } });
   app.route({ method: ['GET', 'POST', 'HEAD'], url: '/*', handler: (req, reply) => handle(ctx, req, reply) });
   app.route({ method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: '/*', handler: (_req, reply) => reply.code(405).send() });
   return app;

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { guardHttpServer, type GatedConfig } from '../net/http-gate.js';
 import { CLIENT_JS } from './assets/client.js';
 import { STYLE_CSS } from './assets/style.js';
 
@@ -22,11 +23,14 @@ const SECURITY_HEADERS = {
 export interface WebAppOptions {
   /** `usehttpcomp`: gzip pages for browsers that accept it. */
   compress?: boolean;
+  /** The host's connection limits (server.xml `security`) under this listener's name; absent: none (the client's local page). */
+  limits?: { name: string; config: GatedConfig };
 }
 
 export function createWebApp(log: Logger, tls?: TlsOptions, options: WebAppOptions = {}): FastifyInstance {
   const opts = { logger: false, bodyLimit: 256 * 1024, return503OnClosing: true, forceCloseConnections: true };
   const app = (tls ? Fastify({ ...opts, https: tls }) : Fastify(opts)) as unknown as FastifyInstance;
+  if (options.limits !== undefined) guardHttpServer(app.server, options.limits.name, options.limits.config, log);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   const started = new WeakMap<object, number>();

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { BufferBudget } from '../../src/net/buffer-budget.js';
+import { AddressLog, HostConnections } from '../../src/net/connection-gate.js';
 import type { NetGuard } from '../../src/net/context.js';
 import { RateLimitedLog } from '../../src/net/rate-log.js';
 import { loadTlsMaterial } from '../../src/net/tls.js';
@@ -16,7 +17,8 @@ import { RawPeer } from './raw-peer.js';
 
 function guard(over: Partial<NetGuard> = {}): NetGuard {
   return {
-    maxConnections: 50, maxConnectionsPerAddress: 3, handshakeFrameBytes: 16 * 1024, handshakeTimeoutMs: 60_000,
+    maxConnections: 50, maxConnectionsPerAddress: 3, maxUnauthenticated: 50, handshakeFrameBytes: 16 * 1024, handshakeTimeoutMs: 60_000,
+    connections: new HostConnections(10_000, new AddressLog(silent, 60_000)),
     budget: new BufferBudget(4 * 1024 * 1024), warnings: new RateLimitedLog(silent, 60_000), ...over,
   };
 }

@@ -1,11 +1,14 @@
 // The live broadcaster (src/web/live.ts): one subscription to the engine's events for all viewers,
 // coalesced snapshots, a viewer that does not read is skipped instead of buffered for, ended
-// transfers are forgotten, and the viewer cap answers 503. Real sockets (an HTTP server on loopback).
+// transfers are forgotten, the viewer cap answers 503, and one address (or admin session) cannot take
+// every slot (429, issue 32). Real sockets (an HTTP server on loopback).
 import { EventEmitter } from 'node:events';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep } from '../../src/model/transfer.js';
+import type { Logger } from 'pino';
+import { RateLimitedLog } from '../../src/net/rate-log.js';
 import { LiveBroadcaster, type TransferEvents } from '../../src/web/live.js';
 import { waitFor } from '../helpers/wait.js';
 import { transferRecord } from '../helpers/transfer-record.js';
@@ -20,18 +23,19 @@ afterEach(async () => {
 });
 
 async function serve(b: LiveBroadcaster): Promise<number> {
-  server = createServer((_req, res: ServerResponse) => {
-    if (!b.subscribe(res)) res.writeHead(503).end();
+  server = createServer((req, res: ServerResponse) => {
+    const session = req.headers['x-session'];
+    b.serve(res, { address: req.socket.remoteAddress ?? '', ...(typeof session === 'string' ? { session } : {}) });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return (server.address() as { port: number }).port;
 }
 
 /** A viewer collecting the events it receives; `pause` stops reading (the socket fills). */
-function viewer(port: number): Promise<{ text: () => string; status: number; pause: () => void; close: () => void }> {
+function viewer(port: number, from = '127.0.0.1', session?: string): Promise<{ text: () => string; status: number; pause: () => void; close: () => void }> {
   return new Promise((resolve) => {
     let text = '';
-    const req = request({ port, host: '127.0.0.1', path: '/' }, (res) => {
+    const req = request({ port, host: '127.0.0.1', localAddress: from, path: '/', headers: session === undefined ? {} : { 'x-session': session } }, (res) => {
       res.setEncoding('utf8');
       res.on('data', (c: string) => { text += c; });
       resolve({ text: () => text, status: res.statusCode ?? 0, pause: () => res.pause(), close: () => req.destroy() });
@@ -85,5 +89,26 @@ describe('live broadcaster', () => {
     // Skipped once past the bound: at most one message more than the bound stays queued.
     expect(peak).toBeLessThan(16 * 1024 + 20_000);
     slow.close();
+  });
+
+  it('lets one address, or one session, hold maxPerClient streams; others still get theirs; refusals logged once per address', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = { warn: (fields: Record<string, unknown>) => lines.push(fields) } as unknown as Logger;
+    live = new LiveBroadcaster({ maxViewers: 200, maxPerClient: 2, warnings: new RateLimitedLog(logger, 60_000) });
+    const port = await serve(live);
+    const mine = [await viewer(port), await viewer(port)];
+    // The same address asks again and again: 429 each time, one WARN line.
+    for (let i = 0; i < 5; i++) expect((await viewer(port)).status).toBe(429);
+    expect(lines.filter((l) => l.ip === '127.0.0.1')).toHaveLength(1);
+    // Another address is served, and a session spread over addresses is capped too.
+    const other = await viewer(port, '127.0.0.2', 'S1');
+    expect(other.status).toBe(200);
+    expect((await viewer(port, '127.0.0.3', 'S1')).status).toBe(200);
+    expect((await viewer(port, '127.0.0.4', 'S1')).status).toBe(429);
+    expect(live.viewerCount).toBe(4);
+    // A closed stream gives its slot back.
+    mine[0]!.close();
+    await waitFor(async () => (await viewer(port)).status === 200, { what: 'the slot given back' });
+    for (const v of [...mine, other]) v.close();
   });
 });
