@@ -35,10 +35,17 @@ export function connectionCeiling(limit: number): number {
   return Math.max(1, limit - Math.max(MIN_HEADROOM, Math.ceil(limit / 4)));
 }
 
+/** The code when `err` (or its cause, or its message) says "too many open files": EMFILE (this process) or ENFILE (the system). */
+function exhaustionCode(err: unknown): 'EMFILE' | 'ENFILE' | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown }; message?: unknown } | null;
+  for (const code of [e?.code, e?.cause?.code]) if (code === 'EMFILE' || code === 'ENFILE') return code;
+  const m = typeof e?.message === 'string' ? /\b(EMFILE|ENFILE)\b/.exec(e.message) : null;
+  return (m?.[1] as 'EMFILE' | 'ENFILE' | undefined) ?? undefined;
+}
+
 /** True for "too many open files" in this process (EMFILE) or in the system (ENFILE). */
 export function isFdExhaustion(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'EMFILE' || code === 'ENFILE';
+  return exhaustionCode(err) !== undefined;
 }
 
 /** Least interval between two exhaustion lines. */
@@ -51,13 +58,13 @@ let suppressed = 0;
  * between are counted in the next line); returns false, logging nothing, for any other error.
  */
 export function reportFdExhaustion(logger: Logger, err: unknown, where: string, now = Date.now()): boolean {
-  if (!isFdExhaustion(err)) return false;
+  const code = exhaustionCode(err);
+  if (code === undefined) return false;
   if (now - lastReport < REPORT_INTERVAL_MS) {
     suppressed++;
     return true;
   }
   lastReport = now;
-  const code = (err as { code: string }).code;
   const fields = { code, where, limit: openFileLimit(), ...(suppressed > 0 ? { suppressed } : {}) };
   suppressed = 0;
   logger.error(fields, `out of file descriptors (${code}) in ${where}: connections, transfers and the database fail until some close; lower the connection limits of server.xml <security> or raise the open-file limit (docs/security.md)`);

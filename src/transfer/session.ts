@@ -12,6 +12,7 @@ import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
 import type { BlockReader } from './block-reader.js';
 import { fileErrorText, R66Error, RemoteError } from '../net/errors.js';
+import { reportFdExhaustion } from '../net/fd-limit.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { CANCELED_TRANSFER_MESSAGE, encodeValidCommand, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
@@ -258,6 +259,8 @@ export class TransferSession {
    */
   async fail(err: unknown): Promise<TransferOutcome> {
     await this.closeWorkHandle();
+    // Out of file descriptors: said at ERROR once a minute for the process, not only in this INFO line.
+    reportFdExhaustion(this.logger, err, 'a transfer');
     const r66 = toR66Error(err, this.dirs);
     const code = r66.code;
     const remote = r66 instanceof RemoteError;
