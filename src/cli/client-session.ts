@@ -16,6 +16,7 @@ import type { ConnectionPool } from '../net/pool.js';
 import { createClientLogger } from '../server/logger.js';
 import { taskLogger } from '../server/task-registry.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
+import { resolvingStoredPaths } from '../operations/stored-paths.js';
 import { hostTaskRegistry, RuleTaskError, runsTaskType, validateRules, type TaskRegistry } from '../tasks/index.js';
 import { UsageError } from './cli-error.js';
 import { configFileOf, type Instance } from './instance.js';
@@ -102,7 +103,8 @@ async function openClientStore(config: ClientConfig, logger: Logger, tasks: () =
     await store.close().catch(() => undefined);
     throw new ClientSetupError(`database ${db.server} is not initialised: run 'svc-r66client initdb' (or the server's) first`);
   }
-  return store;
+  // Rows a Java host wrote name their files relative to serverhome (operations/stored-paths.ts).
+  return resolvingStoredPaths(store, config.directories);
 }
 
 /** Loads client.xml, opens the store and checks this host is in the partner table (config.md §4.1 step 9). */

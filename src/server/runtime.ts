@@ -15,6 +15,7 @@
 import type { Logger } from 'pino';
 import { loadServerConfig, type ServerConfig } from '../config/index.js';
 import { onDatabaseFault, openNoDatabaseStore, openStore, parseJdbcUrl, type Store } from '../store/index.js';
+import { resolvingStoredPaths } from '../operations/stored-paths.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
@@ -198,7 +199,8 @@ export class ServerRuntime {
           await store.close().catch(() => undefined);
           throw err;
         }
-        this.currentStore = store;
+        // Rows a Java host wrote name their files relative to serverhome (operations/stored-paths.ts).
+        this.currentStore = resolvingStoredPaths(store, this.config.directories);
         // A database file changed under the server (sqlite-guard.ts): said once; every later query
         // fails with the same message, so transfers and requests are refused while the server stays up.
         this.stopFaultReports = onDatabaseFault((err) => this.log.error({ err: err.message }, 'database unusable: new transfers and requests are refused until the server is restarted'));
