@@ -7,8 +7,8 @@ import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import type { TransferOrders } from '../operations/index.js';
-import { TransferEngine, type AttemptSignals, type PreparedTransfer, type TransferOutcome, type TransferRequest } from '../transfer/index.js';
+import { engineWithOrders, type TransferOrders } from '../operations/index.js';
+import type { TransferEngine, AttemptSignals, PreparedTransfer, TransferOutcome, TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
 import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './client-output.js';
@@ -39,12 +39,12 @@ const ANY_FILE_OF_THE_LOCAL_USER = ['/'] as const;
 /**
  * A transfer engine of this client process (its store, pool and directories); `extraServed`: see
  * TransferEngineOptions. `orders`: the process's order service when it exists before the engine
- * (the FileWatcher's); else the engine's own (`engine.orders`), which the commands call.
+ * (the FileWatcher's); else one made with it (`engine.orders`, engineWithOrders), which the commands call.
  */
-export async function openEngine(session: ClientSession, extraServed: readonly string[] = [], orders?: TransferOrders): Promise<TransferEngine> {
+export async function openEngine(session: ClientSession, extraServed: readonly string[] = [], orders?: TransferOrders): Promise<TransferEngine<TransferOrders>> {
   const { ctx, pool } = await session.network();
   const { config } = session;
-  return new TransferEngine({
+  return engineWithOrders({
     identity: ctx.identity,
     directories: config.directories,
     limits: config.limits,
@@ -54,8 +54,7 @@ export async function openEngine(session: ClientSession, extraServed: readonly s
     logger: session.logger,
     ownerId: config.hostId,
     extraServed,
-    ...(orders !== undefined ? { orders } : {}),
-  });
+  }, orders);
 }
 
 function statusOf(outcome: TransferOutcome): ResultStatus {
@@ -68,7 +67,7 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
  * its result; never throws for a transfer failure. `prepared`: its creation, started earlier
  * (msend prepares the next file while the current one runs). `signals`: see TransferEngine.run().
  */
-async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, signals?: AttemptSignals): Promise<DirectResult> {
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine<TransferOrders>, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, signals?: AttemptSignals): Promise<DirectResult> {
   const started = Date.now();
   const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
   let outcome: TransferOutcome;

@@ -8,7 +8,8 @@
  *   await orders.stop({ specialId: row.specialId, requester: row.requester, requested: row.requested });
  */
 export { FILE_DELETED_MARK, TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
-export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from './new-record.js';
+export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from '../transfer/new-record.js';
 export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
+export { engineWithOrders, storedOrdersOf } from './engine-orders.js';
 export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal } from './order-files.js';
 export { TransferError, httpStatusOf } from '../model/transfer-error.js';

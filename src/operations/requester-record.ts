@@ -23,7 +23,7 @@ import type { ThroughStream } from '../transfer/through.js';
 import type { TransferRequest } from '../transfer/types.js';
 import type { DirectoryConfig } from '../config/index.js';
 import type { RunnerRepository } from '../store/index.js';
-import { modeOf, newTransferRecord } from './new-record.js';
+import { modeOf, newTransferRecord } from '../transfer/new-record.js';
 import { keyOf } from './stored-orders.js';
 
 /** What the creation reads: the order service's store, ids and directories. */

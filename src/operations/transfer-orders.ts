@@ -23,7 +23,7 @@ import type { AttemptSignals, ControlResult, TransferOutcome, TransferRef, Trans
 import { updateInfoMap } from '../tasks/transfer-info.js';
 import { requesterRecord, throughOf, type RequesterRecordDeps } from './requester-record.js';
 import { resolveOrderFile } from './order-files.js';
-import { newTransferRecord } from './new-record.js';
+import { newTransferRecord } from '../transfer/new-record.js';
 import { removeQuietly } from '../transfer/placement.js';
 import { keyOf, refusalOf, restartStored, stopOrCancelStored, workFileOf, type OrderResult } from './stored-orders.js';
 

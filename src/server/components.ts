@@ -12,7 +12,7 @@ import { R66Network } from '../net/network.js';
 import { ErrorCode } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import { PacketType } from '../protocol/index.js';
-import { TransferService } from '../transfer/index.js';
+import { TransferService } from './transfer-service.js';
 import { TRANSFER_ORDERS } from '../transfer/control.js';
 import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';

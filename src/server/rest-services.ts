@@ -7,7 +7,8 @@
  */
 import { RestListener, type BandwidthControl, type LiveLimits, type RestServices, type TransferControl } from '../http/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
-import type { TransferEngine, TransferService } from '../transfer/index.js';
+import type { TransferEngine } from '../transfer/index.js';
+import type { TransferService } from './transfer-service.js';
 import type { BusinessRegistry } from './business.js';
 import type { Component } from './component.js';
 import type { ServerRuntime } from './runtime.js';

@@ -10,8 +10,6 @@ import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
 import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
-import { TransferOrders } from '../operations/transfer-orders.js';
-import { restartStored, stopOrCancelStored } from '../operations/stored-orders.js';
 import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
 import { isFinished, transition } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
@@ -22,28 +20,28 @@ import { LocalControlError } from './session.js';
 import { BandwidthShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
 import type {
-  AttemptSignals, BandwidthLimits, ControlResult, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
+  AttemptSignals, BandwidthLimits, ControlResult, EngineOrders, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
 } from './types.js';
 
 // With 64 KiB blocks: at most every 64 MiB (and every second), so the receiver's checkpoint fsync stays rare.
 const DEFAULT_RANK_SAVE_BLOCKS = 1024;
 
 /** Events: `start` (record), `progress` (TransferProgress, per rank save), `end` (TransferOutcome). */
-export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEvents]: Parameters<TransferEngineEvents[K]> }> {
+export class TransferEngine<O extends EngineOrders = EngineOrders> extends EventEmitter<{ [K in keyof TransferEngineEvents]: Parameters<TransferEngineEvents[K]> }> {
   /** Run-time bandwidth limits (bandwidth.md §4): `engine.bandwidth.set({ writeGlobal: ... })`. */
   readonly bandwidth: BandwidthShaper;
   readonly ownerId: string;
   /**
-   * The one transfer-order service (src/operations) with this engine live: submit, send now, stop,
-   * cancel, cancel-and-clean, restart, resubmit. The web UI and the FileWatcher of a server use it
-   * (`transferService.engine.orders`).
+   * The process's transfer-order service (src/operations' TransferOrders, handed in at composition
+   * by engineWithOrders) with this engine live: submit, send now, stop, cancel, cancel-and-clean,
+   * restart, resubmit. The client commands and the FileWatcher use it (`engine.orders`).
    */
-  readonly orders: TransferOrders;
+  readonly orders: O;
   private readonly core: EngineCore;
   private closed = false;
   private blocked = false;
 
-  constructor(private readonly opts: TransferEngineOptions) {
+  constructor(private readonly opts: TransferEngineOptions<O>) {
     super();
     const l = opts.limits;
     this.bandwidth = new BandwidthShaper({ writeGlobal: l.globalLimit, readGlobal: l.globalLimit, writeSession: l.sessionLimit, readSession: l.sessionLimit }, l.delayLimit > 0 ? l.delayLimit : 1000);
@@ -71,13 +69,9 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       emitStart: (r: TransferRecord) => this.emit('start', r),
       emitEnd: (o: TransferOutcome) => this.emit('end', o),
     };
-    // The process's one order service: the caller's (a FileWatcher's, made before its engine), else
-    // this engine's own. It creates the rows of the transfers this engine runs (prepare, submitLater).
-    this.orders = opts.orders ?? new TransferOrders({
-      store: { runner: opts.store.runner, rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
-      hostId: this.ownerId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize,
-      extraServed: opts.extraServed ?? [], live: this,
-    });
+    // The process's one order service, made by the composition (it is above this layer): it
+    // creates the rows of the transfers this engine runs (prepare, submitLater, reschedule).
+    this.orders = opts.orders;
     if (opts.handlers) this.registerHandlers(opts.handlers);
   }
 
@@ -236,7 +230,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       await ended;
       return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} ${code === ErrorCode.StoppedTransfer ? 'stopped' : 'cancelled'}` };
     }
-    const result = await stopOrCancelStored(this.core.runner, { ...ref, ownerReq: this.ownerId }, code === ErrorCode.StoppedTransfer ? 'stop' : 'cancel');
+    const result = await this.opts.storedOrders.stopOrCancel({ ...ref, ownerReq: this.ownerId }, code === ErrorCode.StoppedTransfer ? 'stop' : 'cancel');
     return { code: result.code, message: result.code === ErrorCode.CompleteOk ? `transfer ${ref.specialId} marked ${code.name}` : result.message };
   }
 
@@ -275,7 +269,7 @@ export class TransferEngine extends EventEmitter<{ [K in keyof TransferEngineEve
       }
     }
     // Not running here (checked above): a row left RUNNING by a crash may be restarted.
-    const { code, message } = await restartStored(this.core.runner, key, at ?? new Date(), true);
+    const { code, message } = await this.opts.storedOrders.restart(key, at ?? new Date());
     return { code, message };
   }
 

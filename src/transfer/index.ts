@@ -4,7 +4,7 @@
  * stop/cancel/restart, bandwidth shaping, and the scheduler of submitted transfers.
  *
  * Use:
- *   const engine = new TransferEngine({ identity, directories, limits, store, pool, handlers, tasks, logger });
+ *   const engine = engineWithOrders({ identity, directories, limits, store, pool, handlers, tasks, logger });  // src/operations
  *   const outcome = await engine.submitSend({ partner: 'hostb', rule: 'send', file: '/data/a.txt' });
  *   // outcome.code === ErrorCode.CompleteOk, outcome.record is the final RUNNER row
  *   const id = await engine.submitLater({ ... , start });   // asend: TOSUBMIT row for the scheduler
@@ -12,11 +12,10 @@
  *   runtime.add(new TransferScheduler(engine));
  */
 export type {
-  AttemptSignals, BandwidthLimits, ControlResult, RuleSource, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef,
+  AttemptSignals, BandwidthLimits, ControlResult, EngineOrders, RuleSource, StoredOrders, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef,
   TransferRequest,
 } from './types.js';
 export { TransferEngine, type PreparedTransfer } from './engine.js';
 export { TransferScheduler, type TransferSchedulerOptions } from './scheduler.js';
 export { BandwidthShaper, TokenBucket, combineLimits, normaliseLimits } from './shaper.js';
 export { stopOrCancelCommand } from './control.js';
-export { TransferService, type TransferServiceDeps } from './service.js';

@@ -21,7 +21,7 @@ import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession } from './session.js';
 import { updateInfoMap } from '../tasks/index.js';
-import { requestedRecord } from '../operations/new-record.js';
+import { requestedRecord } from './new-record.js';
 
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
   return { ...p, way: 1, code };

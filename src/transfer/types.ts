@@ -6,20 +6,38 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { DirectoryConfig, LimitConfig, RoleEntry } from '../config/index.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
-import type { TransferRecord } from '../model/transfer.js';
+import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import type { LocalIdentity } from '../net/partner.js';
 import type { Repositories } from '../store/index.js';
 import type { EngineHooks, TaskRegistry } from '../tasks/index.js';
+import type { PreparedTransfer } from './engine.js';
 
 /** Where the engine finds rules: the database (`store.rules`) or rule files loaded in memory. */
 export interface RuleSource {
   get(idRule: string): Promise<import('../model/rule.js').Rule | undefined>;
 }
 
+/**
+ * What the engine asks of the process's order service (src/operations' TransferOrders satisfies
+ * it), handed in at composition (engineWithOrders): the rows of the transfers it creates. The
+ * engine never builds the service: it sits a layer above (design.md §1).
+ */
+export interface EngineOrders {
+  prepareNow(req: TransferRequest, opts?: { send?: boolean }): Promise<PreparedTransfer>;
+  submitLater(req: TransferRequest): Promise<bigint>;
+  reschedule(record: TransferRecord, at: Date): Promise<void>;
+}
+
+/** The engine's stop, cancel and restart of this host's rows that do not run here (src/operations/stored-orders.ts). */
+export interface StoredOrders {
+  stopOrCancel(key: TransferKey, kind: 'stop' | 'cancel'): Promise<{ code: ErrorCodeInfo; message: string }>;
+  restart(key: TransferKey, at: Date): Promise<{ code: ErrorCodeInfo; message: string }>;
+}
+
 /** What the engine is built from. */
-export interface TransferEngineOptions {
+export interface TransferEngineOptions<O extends EngineOrders = EngineOrders> {
   /** This host: host ids, digest, global digest, compression (what Authent announced). */
   identity: LocalIdentity;
   /** server.xml `directories` (absolute paths and virtual defaults). */
@@ -30,11 +48,12 @@ export interface TransferEngineOptions {
    */
   extraServed?: readonly string[];
   /**
-   * The process's order service (src/operations) when the caller made it before the engine (a
-   * FileWatcher's, with the same `extraServed` and this engine as its live one); default the
-   * engine's own. `engine.orders` is it: one TransferOrders per process.
+   * The process's order service (src/operations), made by the composition with this engine as its
+   * live one; `engine.orders` is it: one TransferOrders per process.
    */
-  orders?: import('../operations/transfer-orders.js').TransferOrders;
+  orders: O;
+  /** The orders on this host's rows that do not run here (stop, cancel, restart of a stored row). */
+  storedOrders: StoredOrders;
   /**
    * server.xml `limit` values the engine uses: blockSize, gapRestart, digest, globalDigest,
    * localDigest, compression, timeoutCon, delayRetry, runLimit, delayCommand, sessionLimit,

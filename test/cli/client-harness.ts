@@ -8,7 +8,7 @@ import { R66Network } from '../../src/net/network.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { openStore, parseJdbcUrl } from '../../src/store/index.js';
 import { createTaskRegistry } from '../../src/tasks/index.js';
-import { TransferEngine } from '../../src/transfer/index.js';
+import { engineWithOrders } from '../../src/operations/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { PASSWORD_HEX, runCli, sandbox, spawnCli, writeInstance, type CliResult, type Instance, type Running, type Sandbox } from './cli-helpers.js';
 
@@ -54,7 +54,7 @@ async function inProcessHost(b: Instance): Promise<{ port: number; stop(): Promi
   const logger = silentLogger();
   const network = new R66Network(config, () => ({ findHost: (id) => store.hosts.get(id), findRule: (id) => store.rules.get(id) }), logger);
   await network.start();
-  const engine = new TransferEngine({
+  const engine = engineWithOrders({
     identity: network.ctx.identity, directories: config.directories, limits: config.limits, store, pool: network.pool,
     handlers: network.handlers, tasks: createTaskRegistry(), logger,
   });

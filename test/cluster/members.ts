@@ -21,7 +21,8 @@ import { MemoryPartnerDirectory, type LocalIdentity } from '../../src/net/partne
 import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, type DbConnectionSettings, type Store } from '../../src/store/index.js';
 import { createTaskRegistry } from '../../src/tasks/index.js';
-import { TransferEngine, TransferScheduler } from '../../src/transfer/index.js';
+import { engineWithOrders } from '../../src/operations/index.js';
+import { TransferScheduler, type TransferEngine } from '../../src/transfer/index.js';
 import type { TestDatabase, TestDialect } from '../helpers/databases.js';
 import { closeHosts, limits, makeHost, rule, silent, type TestHost } from '../helpers/hosts.js';
 
@@ -81,7 +82,7 @@ export async function makeMember(hostId: string, settings: DbConnectionSettings,
   const ctx: NetContext = { identity, directory, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent };
   const pool = new ConnectionPool(ctx);
   const l = limits(opts.limits);
-  const engine = new TransferEngine({ identity, directories: dirs, limits: l, store, pool, handlers, tasks: createTaskRegistry(), logger: silent });
+  const engine = engineWithOrders({ identity, directories: dirs, limits: l, store, pool, handlers, tasks: createTaskRegistry(), logger: silent });
   const listener = new R66Listener(ctx, { port: 0 });
   await listener.start();
   const { runLimit, limits: _l, ...timing } = opts;

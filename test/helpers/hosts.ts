@@ -22,7 +22,8 @@ import { MemoryPartnerDirectory, type LocalIdentity, type PartnerDirectory } fro
 import { ConnectionPool } from '../../src/net/pool.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../../src/tasks/index.js';
-import { TransferEngine, TransferScheduler } from '../../src/transfer/index.js';
+import { engineWithOrders, type TransferOrders } from '../../src/operations/index.js';
+import { TransferScheduler, type TransferEngine } from '../../src/transfer/index.js';
 import { waitFor } from './wait.js';
 
 export const silent = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
@@ -66,7 +67,7 @@ export interface TestHost {
   home: string;
   dirs: DirectoryConfig;
   store: Store;
-  engine: TransferEngine;
+  engine: TransferEngine<TransferOrders>;
   pool: ConnectionPool;
   listener: R66Listener;
   directory: MemoryPartnerDirectory;
@@ -114,7 +115,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
     identity, directory: partners, handlers, blacklist: new Blacklist({ enabled: false, durationMs: 1000 }), timeoutConMs: 30_000, reuseAuthentication: true, logger: silent,
   };
   const pool = new ConnectionPool(ctx);
-  const engine = new TransferEngine({
+  const engine = engineWithOrders({
     identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: opts.tasks ?? createTaskRegistry(), logger: silent, rankSaveBlocks: opts.rankSaveBlocks ?? 16,
     ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { UpdatedInfo } from '../../src/model/transfer.js';
-import { TransferOrders } from '../../src/operations/index.js';
+import { engineWithOrders, TransferOrders } from '../../src/operations/index.js';
 import { createTaskRegistry } from '../../src/tasks/index.js';
-import { TransferEngine } from '../../src/transfer/index.js';
+import type { TransferEngine } from '../../src/transfer/index.js';
 import { addRules, closeHosts, limits, makeHostPair, receivedContent, rule, silent, type TestHost } from '../helpers/hosts.js';
 
 let a: TestHost;
@@ -65,17 +65,17 @@ describe("the engine's transfers through its order service", () => {
     const service = new TransferOrders({
       store: a.store, hostId: 'hosta', directories: a.dirs, blockSize: 65536, extraServed: [extra], live: () => engine,
     });
-    const engine: TransferEngine = new TransferEngine({
+    const engine: TransferEngine = engineWithOrders({
       identity: a.identity, directories: a.dirs, limits: limits(), store: a.store, pool: a.pool, tasks: createTaskRegistry(), logger: silent,
-      extraServed: [extra], orders: service,
-    });
+      extraServed: [extra],
+    }, service);
     try {
       expect(engine.orders).toBe(service);
       const out = await service.sendNow({ partner: 'hostb', rule: 'send', file: path.join(extra, 'watched.txt') });
       expect(out.code).toBe(ErrorCode.CompleteOk);
       expect((await receivedContent(b.dirs.in, 'watched.txt')).toString()).toBe('from a watched directory');
       // Its own service, without a given one, serves the same directories.
-      const own = new TransferEngine({ identity: a.identity, directories: a.dirs, limits: limits(), store: a.store, pool: a.pool, tasks: createTaskRegistry(), logger: silent, extraServed: [extra] });
+      const own = engineWithOrders({ identity: a.identity, directories: a.dirs, limits: limits(), store: a.store, pool: a.pool, tasks: createTaskRegistry(), logger: silent, extraServed: [extra] });
       expect((await own.orders.prepareNow({ partner: 'hostb', rule: 'send', file: path.join(extra, 'watched.txt') })).record.transferInfo).toBe('{"ORIGINALSIZE":24}');
       await own.close();
     } finally {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferMode } from '../../src/model/rule.js';
-import { newFollowId, newTransferRecord, type NewRecordInput } from '../../src/operations/new-record.js';
+import { newFollowId, newTransferRecord, type NewRecordInput } from '../../src/transfer/new-record.js';
 import { readInfoMap } from '../../src/tasks/transfer-info.js';
 import { rule } from '../helpers/hosts.js';
 

@@ -1,7 +1,9 @@
 /**
  * The transfer engine and its scheduler as one server lifecycle component (design.md §1): started
  * after the R66 network (it needs the connection pool and registers its handlers there), stopped
- * before it (running transfers end with Shutdown and are resumed at the next start).
+ * before it (running transfers end with Shutdown and are resumed at the next start). It lives in
+ * src/server because it composes layers above the engine: the order service (src/operations) and
+ * the cluster member (src/cluster).
  */
 import type { Logger } from 'pino';
 import { securityOf, type ServerConfig } from '../config/index.js';
@@ -10,9 +12,10 @@ import type { LocalIdentity } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { Store } from '../store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../tasks/index.js';
-import { TransferEngine } from './engine.js';
-import { setReceivedFileMode } from './placement.js';
-import { TransferScheduler } from './scheduler.js';
+import { engineWithOrders } from '../operations/engine-orders.js';
+import type { TransferEngine } from '../transfer/engine.js';
+import { setReceivedFileMode } from '../transfer/placement.js';
+import { TransferScheduler } from '../transfer/scheduler.js';
 import { ClusterMember } from '../cluster/member.js';
 import { applyHostConfig } from '../cluster/config-sync.js';
 
@@ -50,7 +53,7 @@ export class TransferService {
     setReceivedFileMode(securityOf(config).receivedFileMode);
     const store = this.deps.store();
     const net = this.deps.network();
-    const engine = new TransferEngine({
+    const engine = engineWithOrders({
       identity: net.ctx.identity,
       directories: config.directories,
       limits: config.limits,

@@ -1,12 +1,13 @@
 /**
  * The RUNNER row of a new transfer with this host as requester (database.md §6.1 "Row created by
  * the requester", §9.1): the one builder every entry point uses (engine, CLI asend/masend, REST v1
- * and v2, TRANSFER task, web UI, FileWatcher), so the same order gives the same row.
+ * and v2, TRANSFER task, web UI, FileWatcher), so the same order gives the same row. It lives in
+ * src/transfer, below src/operations, because the engine builds the requested side's row too.
  */
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { updateInfoMap } from '../tasks/transfer-info.js';
-import { initialState } from '../transfer/state.js';
+import { initialState } from './state.js';
 import { GuidGenerator } from '../store/guid.js';
 
 // Follow ids are their own time-based 64-bit ids (the Java 3.6.2 client prints a follow id
