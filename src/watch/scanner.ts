@@ -2,7 +2,7 @@
  * Candidate files of one scan (filewatcher.md §3.1): regular files of each directory, in order,
  * whose absolute path the regular expression is found in (directories are absolute once the
  * configuration is read), and whose size reaches minimalSize; with recursion, sub-directories after
- * the files of a directory.
+ * the files of a directory. Symbolic links to directories are not followed (docs/filewatcher.md).
  *
  * Cost (a directory of 100,000 files already sent, docs/filewatcher.md "Performance"): the listing
  * comes with the entries' types (one getdents per 32 KB, no stat to tell files from directories);
@@ -72,14 +72,12 @@ export async function scanDirectories(dirs: readonly string[], filter: ScanFilte
         if (filter.recursive) subDirs.push(path);
         continue;
       }
-      // A symbolic link counts as what it points to (a file is sent, a directory is recursed into).
+      // A symbolic link to a file counts as that file; one to a directory is never followed: it
+      // could lead anywhere (`ln -s /etc etcdir`) or back into the tree (a loop). Issue 32.
       if (!file && !e.isSymbolicLink()) continue;
       const st = statSync(path, { throwIfNoEntry: false });
       if (st === undefined) continue; // removed meanwhile (or a dangling link)
-      if (st.isDirectory()) {
-        if (filter.recursive) subDirs.push(path);
-        continue;
-      }
+      if (st.isDirectory()) continue;
       if (!st.isFile()) continue;
       if (!file && skipName !== null && skipName(e.name)) continue;
       if (filter.regex !== null && !filter.regex.test(path)) continue;

@@ -35,6 +35,8 @@ export interface WatcherDeps {
 export const UNBOUNDED_PARALLEL = 64;
 /** Orders written to the state file in one write before they are given. */
 const ORDER_CHUNK = 256;
+/** Files whose last failure is remembered (so a refusal is logged once); beyond, failures are logged each time. */
+const MAX_FAILURES_LOGGED = 100_000;
 /** Sent files stat'ed per scan before their checks are spread over several scans. */
 export const DONE_CHECKS_PER_SCAN = 10_000;
 
@@ -56,6 +58,8 @@ export class FileWatcher {
   private stopping = false;
   private wakeUp: (() => void) | null = null;
   private knownProblems: ScanProblems = new Map();
+  /** The last failure logged per file: the same failure again is not logged at every retry (issue 32). */
+  private readonly failuresLogged = new Map<string, string>();
   private readonly reports = new Map<string, ReportBuilder>();
   private counters = { globalOk: 0, globalError: 0, todayOk: 0, todayError: 0, day: new Date().toDateString() };
   private stateBroken = false;
@@ -225,7 +229,7 @@ export class FileWatcher {
       try {
         hash = await md5(c.key);
       } catch (err) {
-        this.log.info({ file: c.key, err: (err as Error).message }, 'file not readable now');
+        this.fileFailure(c.key, (err as Error).message, 'info', 'file not readable now');
         continue;
       }
       if (item.hash !== hash) {
@@ -285,6 +289,7 @@ export class FileWatcher {
 
   private forget(key: string): void {
     this.items.delete(key);
+    this.failuresLogged.delete(key);
     const cut = key.lastIndexOf('/');
     const dir = key.slice(0, Math.max(cut, 1));
     const names = this.byDir.get(dir);
@@ -393,6 +398,7 @@ export class FileWatcher {
     }
     this.count(failure === null);
     if (failure === null) {
+      this.failuresLogged.delete(f.file);
       f.used = true;
       f.status = 'DONE';
       f.specialId = orders.length === 1 ? (orders[0] as { id: bigint }).id : null;
@@ -405,9 +411,22 @@ export class FileWatcher {
     f.used = false;
     f.status = 'VALID';
     f.hash = null;
-    const line = { file: f.file, err: failure.message };
-    if (failure.connection && !c.logWarn) this.log.info(line, 'transfer failed, retried later');
-    else this.log.error(line, 'transfer failed, retried later');
+    this.fileFailure(f.file, failure.message, failure.connection && !c.logWarn ? 'info' : 'error', 'transfer failed, retried later');
+  }
+
+  /**
+   * A file's failure, logged once per reason: the same reason at the next retries goes to DEBUG
+   * (a refused file was logged at every scan, hundreds of lines a second). A new reason, a success
+   * or the file's removal ends the silence.
+   */
+  private fileFailure(file: string, reason: string, level: 'info' | 'error', msg: string): void {
+    const line = { file, err: reason };
+    if (this.failuresLogged.get(file) === reason) {
+      this.log.debug(line, `${msg} (again)`);
+      return;
+    }
+    this.log[level](line, msg);
+    if (this.failuresLogged.size < MAX_FAILURES_LOGGED) this.failuresLogged.set(file, reason);
   }
 
   private count(ok: boolean): void {

@@ -1,7 +1,7 @@
 // A FileWatcher set-up with real processes: hostb a running svc-r66server (the partner), hosta's
 // client.xml beside its server files (same SQLite database), a spool directory, and the watcher
 // started as `svc-r66client spool` with the command-line options of one watcher.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnCli, type Running, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
@@ -54,4 +54,18 @@ export async function startWatcher(w: WatchSetup, extra: string[] = []): Promise
 /** Files received by hostb (its in directory). */
 export function received(b: Node): string[] {
   return readdirSync(join(b.home, 'in')).filter((f) => !f.startsWith('.'));
+}
+
+/** Waits for `n` scans of the watcher: its lock file's heartbeat (`<statusfile>.chk`) is touched once per scan. */
+export async function waitScans(w: WatchSetup, n: number): Promise<void> {
+  let beats = 0;
+  let last = 0;
+  await waitFor(() => {
+    const m = statSync(`${w.statusFile}.chk`, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (m !== last) {
+      last = m;
+      beats++;
+    }
+    return beats >= n;
+  }, { what: `${n} scans`, timeoutMs: 60_000, intervalMs: 5 });
 }
