@@ -2,7 +2,8 @@
 // (/usr/share/java/h2.jar, H2 2.1.x) through H2's own RunScript tool: the original's schema
 // (database.md §8.2 with the H2 types of §2) and rows given as SQL values.
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export const DEBIAN_H2_JAR = '/usr/share/java/h2.jar';
 
@@ -67,6 +68,7 @@ export function ruleInsert(id: string, mode: number, rposttasks = '<tasks></task
 
 /** Creates `<base>.mv.db` with the original's schema plus `statements`; returns the H2 version used. */
 export function buildJavaH2(base: string, user: string, password: string, statements: string[]): void {
+  mkdirSync(dirname(base), { recursive: true });
   const script = `${base}.init.sql`;
   writeFileSync(script, `${ORIGINAL_H2_DDL}\n${statements.join('\n')}\n`);
   execFileSync('java', ['-cp', DEBIAN_H2_JAR, 'org.h2.tools.RunScript', '-url', `jdbc:h2:${base}`, '-user', user, '-password', password, '-script', script], { stdio: 'pipe' });
