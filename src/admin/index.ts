@@ -8,3 +8,4 @@ export {
   type ConfigFilesContext, type ConfigItem, type ExportedFiles, type ImportRequest, type ImportResult, type ImportSource,
 } from './config-files.js';
 export { adminExportSource, ownIdsOf, roleOfPartner } from './r66-exports.js';
+export { fileReceivedFrom, importForOrder, type ImportItemOrder, type ImportOrderContext } from './r66-imports.js';

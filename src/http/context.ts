@@ -45,6 +45,8 @@ export interface TransferControl {
   cancel(ref: TransferRef): Promise<ControlResult>;
   restart(ref: TransferRef, at?: Date): Promise<ControlResult>;
   isRunning(ref: TransferRef): boolean;
+  /** True while new transfers are blocked by order (the engine's one block state). */
+  readonly requestsBlocked?: boolean;
 }
 
 /** The transfer identity the engine needs (its owner is this server). */

@@ -55,6 +55,11 @@ export interface LiveTransfers {
    * absent: "send now" is refused (REST's engine control has no runner).
    */
   run?(prepared: PreparedTransfer, signals?: AttemptSignals): Promise<TransferOutcome>;
+  /**
+   * True while new transfers are blocked by order (BlockRequest, REST, web page; r66-protocol.md
+   * §9.12): submit and send now are refused with ServerOverloaded (`l`), as the partners' requests.
+   */
+  readonly requestsBlocked?: boolean;
 }
 
 export interface TransferOrdersOptions {
@@ -170,8 +175,23 @@ export class TransferOrders {
     });
   }
 
+  /**
+   * The refusal of a new transfer while this host blocks new requests. Rows the tasks of running
+   * transfers submit (submitLater, reschedule) are still written: the scheduler holds them.
+   */
+  private refuseWhileBlocked(): void {
+    const refusal = this.blockedRefusal();
+    if (refusal !== undefined) throw refusal;
+  }
+
+  private blockedRefusal(): TransferError | undefined {
+    if (this.live?.requestsBlocked !== true) return undefined;
+    return new TransferError(ErrorCode.ServerOverloaded, 'new transfers are blocked on this host (block order): retry once it is unblocked');
+  }
+
   /** Submit: a new TOSUBMIT row the server's scheduler starts at `order.start` (database.md §9.1). */
   async submit(order: TransferOrder): Promise<TransferRecord> {
+    this.refuseWhileBlocked();
     const record = await this.prepare(order);
     await this.opts.store.runner.insert(record);
     return record;
@@ -184,6 +204,8 @@ export class TransferOrders {
    */
   async submitMany(orders: readonly TransferOrder[]): Promise<Array<TransferRecord | TransferError>> {
     type Build = (specialId: bigint) => TransferRecord;
+    const blocked = this.blockedRefusal();
+    if (blocked !== undefined) return orders.map(() => blocked);
     const prepared: Array<Build | TransferError> = [];
     const memo = new Map<string, Promise<unknown>>();
     for (const o of orders) {
@@ -251,6 +273,7 @@ export class TransferOrders {
    * a file to send that is missing gives a row whose attempt fails with FileNotFound.
    */
   async prepareNow(req: TransferRequest, opts: { send?: boolean } = {}): Promise<PreparedTransfer> {
+    this.refuseWhileBlocked();
     const { record, file, inserted, rule, partner } = await requesterRecord(this.recordDeps(), req, UpdatedInfo.UNKNOWN, false, opts.send);
     const through = req.stream !== undefined ? throughOf(record, req.stream) : null;
     return { record, through, first: { inserted, file, rule, partner } };

@@ -7,6 +7,12 @@ import { effectiveRole } from '../config/index.js';
 import { parseBusiness } from '../config/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
 import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
+import { ADMIN_ORDER_JSON_SUBTYPES, ADMIN_ORDER_SUBTYPES, adminOrderHandlers } from '../net/commands/admin-orders.js';
+import { baseValidHandler } from '../net/commands/valid-base.js';
+import { limitsAfterOrder } from '../operations/bandwidth.js';
+import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../monitor/snmp/orders.js';
+import type { RestServices } from '../http/index.js';
+import type { TaskRegistry } from '../tasks/index.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
 import { ErrorCode } from '../model/error-code.js';
@@ -14,7 +20,7 @@ import { R66Error } from '../net/errors.js';
 import { PacketType } from '../protocol/index.js';
 import { TransferService } from './transfer-service.js';
 import { TRANSFER_ORDERS } from '../transfer/control.js';
-import { adminExportSource, ownIdsOf, roleOfPartner } from '../admin/index.js';
+import { adminExportSource, importForOrder, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
 import { liveRestServices, restListeners } from './rest-services.js';
@@ -32,15 +38,18 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
   const restarter = { restartAfter: (ms: number) => void setTimeout(() => runtime.requestShutdown(true), ms).unref() };
   const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter } });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
+  // One set of live services for REST, the web areas and the R66 admin orders (bandwidth, block).
+  const live = liveRestServices(runtime, { transfers, business, tasks: tasks.registry });
   composeR66Handlers(runtime, network, business, transfers);
+  composeAdminOrders(runtime, network, transfers, { services: live, tasks: tasks.registry });
   return [
     tasks,
     network,
     // Transfers (engine + scheduler of submitted rows) need the started network's pool and handlers.
     transfers,
     new MonitorComponent(runtime, { transfers, network }),
-    ...restListeners(runtime, { transfers, business, tasks: tasks.registry }),
-    new WebAreas({ config: runtime.config, log: runtime.log, services: liveRestServices(runtime, { transfers, business, tasks: tasks.registry }), events: () => transfers.engine, pool: () => network.pool, closeConnections: (id) => network.closePartner(id) }),
+    ...restListeners(runtime, { transfers, business, tasks: tasks.registry }, live),
+    new WebAreas({ config: runtime.config, log: runtime.log, services: live, events: () => transfers.engine, pool: () => network.pool, closeConnections: (id) => network.closePartner(id) }),
   ];
 }
 
@@ -109,4 +118,42 @@ function businessRegistry(runtime: ServerRuntime, tasks: ServerTasks, transfers:
       ...(s.blockSize !== undefined ? { blockSize: s.blockSize } : {}), ...(s.id !== undefined ? { id: s.id } : {}), ...(s.start !== undefined ? { start: s.start } : {}),
     }),
   });
+}
+
+/**
+ * The R66 admin orders besides exports (net/commands/admin-orders.ts): bandwidth through the live
+ * control REST and the web pages change, the configuration import of src/admin, block and unblock
+ * on the running engine (the one block state the partners' requests, the order service and the
+ * scheduler consult), the JSON shutdown order as the Shutdown packet's.
+ */
+function composeAdminOrders(runtime: ServerRuntime, network: R66Network, transfers: TransferService, live: { services: () => RestServices; tasks: TaskRegistry }): void {
+  const { handlers } = network;
+  const { config } = runtime;
+  const orders = adminOrderHandlers({
+    ownIds: ownIdsOf(config), roleOf: roleOfPartner(config), adminPassword: config.server.adminPassword,
+    bandwidth: {
+      current: () => live.services().bandwidth.get(),
+      change: (order, partnerId) => {
+        const bw = live.services().bandwidth;
+        bw.set(limitsAfterOrder(bw.get(), order));
+        notifyBandwidthOrder(bw.get(), partnerId);
+        return bw.get();
+      },
+    },
+    importConfig: async (items, partnerId) => {
+      const result = await importForOrder({ store: runtime.store, config, tasks: live.tasks, log: runtime.log }, partnerId, items);
+      if (Object.values(result).some((ok) => ok)) notifyOrder('import', partnerId);
+      return result;
+    },
+    block: (block, partnerId) => {
+      transfers.engine.blockRequests(block);
+      notifyBlockOrder(block, partnerId);
+    },
+    shutdown: (restart) => runtime.requestShutdown(restart),
+  }, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+  handlers.registerSubKinds('valid', ADMIN_ORDER_SUBTYPES, orders.valid, 'admin orders');
+  handlers.registerSubKinds('jsonCommand', ADMIN_ORDER_JSON_SUBTYPES, orders.jsonCommand, 'admin orders');
+  handlers.register('blockRequest', orders.blockRequest, 'block order');
+  // The Valid sub-types no module takes (answers, notices, unknown ones): never Unimplemented.
+  handlers.registerDefault('valid', baseValidHandler, 'valid');
 }

@@ -20,9 +20,9 @@ export interface RestLiveParts {
   tasks: TaskRegistry;
 }
 
-export function restListeners(runtime: ServerRuntime, live: RestLiveParts): Component[] {
+/** `get`: the services the web areas and the R66 admin orders share (one bandwidth control, one engine). */
+export function restListeners(runtime: ServerRuntime, live: RestLiveParts, get: () => RestServices = liveRestServices(runtime, live)): Component[] {
   if (runtime.config.rest.length === 0) return [];
-  const get = liveRestServices(runtime, live);
   return runtime.config.rest.map((rest) => new RestListener(get, rest));
 }
 
@@ -62,6 +62,9 @@ function engineControl(engine: () => TransferEngine): TransferControl {
     cancel: (ref) => engine().cancel(ref),
     restart: (ref, at) => engine().restart(ref, at),
     isRunning: (ref) => engine().isRunning(ref),
+    get requestsBlocked() {
+      return engine().requestsBlocked;
+    },
   };
 }
 

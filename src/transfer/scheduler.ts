@@ -72,6 +72,8 @@ export class TransferScheduler {
   private readonly unsettled = new Map<string, { keyCols: RowKey; end: AttemptEnd }>();
   /** Attempts interrupted by a cluster fence: their ends are not written (another member owns the rows). */
   private readonly fenced = new Set<string>();
+  /** A blocked scan found due rows and said so (once per block). */
+  private blockedNoted = false;
   /** The rows of the transfers in flight (the fence interrupts them by key). */
   private readonly attempts = new Map<string, RowKey>();
 
@@ -129,6 +131,9 @@ export class TransferScheduler {
     try {
       if (this.opts.claim?.owning?.() === false) return;
       for (const [key, u] of [...this.unsettled]) if (!this.inFlight.has(key)) await this.settleOrKeep(key, u.keyCols, u.end);
+      // Blocked by order (r66-protocol.md §9.12): due rows wait for the unblock, none is started.
+      if (this.opts.engine.requestsBlocked) return await this.noteBlocked();
+      this.blockedNoted = false;
       do {
         this.rescan = false;
         const free = this.opts.runLimit - this.inFlight.size;
@@ -142,6 +147,15 @@ export class TransferScheduler {
     } finally {
       this.ticking = false;
     }
+  }
+
+  /** Says once per block that due rows wait (the operator sees why nothing starts). */
+  private async noteBlocked(): Promise<void> {
+    if (this.blockedNoted || this.opts.claim) return;
+    const due = await this.opts.runner.listDue(this.opts.ownerId, new Date(), 1);
+    if (due.length === 0) return;
+    this.blockedNoted = true;
+    this.opts.logger.info('new transfers are blocked: due transfers wait for the unblock');
   }
 
   /**

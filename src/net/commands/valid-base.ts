@@ -1,0 +1,17 @@
+/**
+ * The bottom of the Valid chain (packets §5.1, r66-protocol.md §9.14): the sub-types no command
+ * module takes when one opens a channel. The original acts on none of them there: an answer (13
+ * end of test, 15, 18) or a "Shutdown forced" notice (8) with no transfer on the channel is taken
+ * and the channel closed, an unknown sub-type is ignored ("Validation is ignored"); a change
+ * notification (7) names a transfer the channel does not carry, which is an incorrect command
+ * (`n`). Never Unimplemented (issue 38 item 4).
+ */
+import { ErrorCode } from '../../model/error-code.js';
+import { PacketType, type ValidPacket } from '../../protocol/index.js';
+import { R66Error } from '../errors.js';
+import type { RequestContext, RequestHandler } from '../handlers.js';
+
+export const baseValidHandler: RequestHandler<'valid'> = async (ctx: RequestContext, p: ValidPacket) => {
+  if (p.subType === PacketType.REQUEST) throw new R66Error('a change notification (Valid 7) needs a transfer on its channel', ErrorCode.IncorrectCommand);
+  ctx.logger.debug({ subType: p.subType }, 'Valid with nothing to do on a new channel: ignored');
+};

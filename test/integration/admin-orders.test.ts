@@ -1,0 +1,306 @@
+// The original's administrative requests answered by a real svc-r66server (issue 38): bandwidth
+// (ChangeBandwidthLimits), configuration import (ConfigImport) and block/unblock (ServerShutdown
+// -block/-unblock), in their legacy and JSON forms as the packet spec gives them, through the real
+// listener; their effects on the live shaper, the partners and rules, REST, the scheduler and the
+// running transfers; every refusal. Then a walk of every request kind and sub-type: none is
+// answered Unimplemented.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode, type ErrorCodeInfo } from '../../src/model/error-code.js';
+import { ILLEGAL_SPECIAL_ID, UpdatedInfo } from '../../src/model/transfer.js';
+import { R66Error } from '../../src/net/errors.js';
+import {
+  deriveWireKey, InformationKind, newJsonCommand, parseJsonCommand, PacketType, type JsonCommand, type Packet,
+} from '../../src/protocol/index.js';
+import { PASSWORD_HEX, sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import type { Harness } from '../http/harness.js';
+import { v1 } from '../http/v1-client.js';
+import {
+  killNodes, logsOf, openCaller, order, rest, rowOf, rowsDone, SEND_RULE, startNodePair, submitByRest, writePatternFile,
+  type Caller, type Node,
+} from '../transfer/servers.js';
+
+const P = 'org.waarp.openr66.protocol.localhandler.packet.json.';
+// hostc: the operator's tools (LIMIT, CONFIGADMIN, SYSTEM); hostd: a plain partner; hostb may import.
+const ROLES = '<role><roleid>hostc</roleid><roleset>LIMIT CONFIGADMIN SYSTEM LOGCONTROL</roleset></role>'
+  + '<role><roleid>hostd</roleid><roleset>PARTNER</roleset></role><role><roleid>hostb</roleid><roleset>CONFIGADMIN</roleset></role>';
+const ADMIN_KEY = deriveWireKey('password');
+
+let box: Sandbox;
+let a: Node;
+let b: Node;
+let ops: Caller;
+let plain: Caller;
+
+beforeAll(async () => {
+  box = sandbox();
+  // v1admin: a client-only partner (negative port), the user REST v1 accepts.
+  const extra = [{ id: 'hostc', port: 1 }, { id: 'hostd', port: 1 }, { id: 'v1admin', port: -1 }];
+  ({ a, b } = await startNodePair(box, { rest: true, roles: ROLES, partners: extra, rules: SEND_RULE, admins: ['hosta', 'v1admin'] }, { rest: true, rules: SEND_RULE }));
+  ops = await openCaller(box, 'hostc', [a]);
+  plain = await openCaller(box, 'hostd', [a]);
+}, 90_000);
+
+afterAll(async () => {
+  await ops?.close();
+  await plain?.close();
+  killNodes(a, b);
+  box?.cleanup();
+});
+
+/** The JSON form exactly as the original's tools write it (packets §16.2), parsed by our codec. */
+function javaJson(text: string): JsonCommand {
+  const cmd = parseJsonCommand(text);
+  expect(cmd, text).not.toBeNull();
+  return cmd!;
+}
+
+/** The Error packet answering `packet` (its code and message). */
+async function refusal(caller: Caller, packet: Packet): Promise<{ code: ErrorCodeInfo; message: string }> {
+  const answer = await order(caller, 'hosta', packet);
+  expect(answer.kind, JSON.stringify(answer, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).toBe('error');
+  return answer as Extract<Packet, { kind: 'error' }>;
+}
+
+/** The live limits as REST v1 GET /bandwidth reads them. */
+async function v1Bandwidth(): Promise<Record<string, unknown>> {
+  const r = await v1({ base: `http://127.0.0.1:${a.restPort}` } as Harness, 'GET', '/bandwidth', { user: 'v1admin', key: null });
+  expect(r.status, r.text).toBe(200);
+  return ((r.json().answer as { results: Array<Record<string, unknown>> }).results[0])!;
+}
+
+describe('bandwidth (ChangeBandwidthLimits, role LIMIT)', () => {
+  it('legacy get and set: the values in force, then "Bandwidth changed"; REST v1 shows the change', async () => {
+    const got = await order(ops, 'hosta', { kind: 'valid', header: '-1', middle: '-1', subType: PacketType.BANDWIDTH });
+    const before = await v1Bandwidth();
+    expect(got).toEqual({ kind: 'valid', header: `${before.writeglobal} ${before.readglobal} ${before.writesession} ${before.readsession}`, middle: 'O', subType: PacketType.REQUESTUSER });
+
+    const set = await order(ops, 'hosta', { kind: 'valid', header: '250005 250000', middle: '250000 -1', subType: PacketType.BANDWIDTH });
+    expect(set).toEqual({ kind: 'valid', header: 'Bandwidth changed', middle: 'O', subType: PacketType.REQUESTUSER });
+    // Truncated to a multiple of 10; -1 keeps the read session limit, lowered to its global one.
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 250000, readglobal: 250000, writesession: 250000, readsession: 250000 });
+  });
+
+  it('JSON: the same object with the values now in force, O; 0 lifts every limit', async () => {
+    const json = javaJson(`{"@class":"${P}BandwidthJsonPacket","comment":null,"requestUserPacket":19,"setter":true,"writeglobal":0,"readglobal":0,"writesession":0,"readsession":0}`);
+    const answer = await order(ops, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.BANDWIDTH });
+    expect(answer).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER, command: { jsonClass: 'BandwidthJsonPacket', requestUserPacket: 19, setter: true, writeglobal: 0n, readglobal: 0n, writesession: 0n, readsession: 0n } });
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 0, readglobal: 0, writesession: 0, readsession: 0 });
+    const get = javaJson(`{"@class":"${P}BandwidthJsonPacket","comment":null,"requestUserPacket":19,"setter":false,"writeglobal":-10,"readglobal":-10,"writesession":-10,"readsession":-10}`);
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: get, result: '', subType: PacketType.BANDWIDTH })).toMatchObject({ result: 'O', command: { writeglobal: 0n, readsession: 0n } });
+  });
+
+  it('a partner without LIMIT is refused: Error A "Not correctly authenticated", nothing changed', async () => {
+    const err = await refusal(plain, { kind: 'valid', header: '1000 1000', middle: '1000 1000', subType: PacketType.BANDWIDTH });
+    expect(err.code).toBe(ErrorCode.BadAuthent);
+    expect(err.message).toContain('Not correctly authenticated');
+    const json = newJsonCommand('BandwidthJsonPacket', { requestUserPacket: 19, setter: true, writeglobal: 1000n });
+    expect((await refusal(plain, { kind: 'jsonCommand', command: json, result: '', subType: PacketType.BANDWIDTH })).code).toBe(ErrorCode.BadAuthent);
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 0 });
+  });
+});
+
+describe('configuration import (ConfigImport, role CONFIGADMIN)', () => {
+  const conf = (): string => join(a.home, 'conf');
+
+  it('legacy rules file: " Rule:OK", O; the rule is served at once', async () => {
+    writeFileSync(join(conf(), 'imported.rules.xml'), '<rules><rule><idrule>imported</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    // Before the import hosta does not know the rule (Information: f).
+    expect((await refusal(ops, { kind: 'information', ruleOrId: 'imported', request: InformationKind.ASKLIST, filename: '*' })).code).toBe(ErrorCode.FileNotFound);
+    const answer = await order(ops, 'hosta', { kind: 'valid', header: '0 ', middle: `0 ${join(conf(), 'imported.rules.xml')}`, subType: PacketType.CONFIMPORT });
+    expect(answer).toEqual({ kind: 'valid', header: ' Rule:OK', middle: 'O', subType: PacketType.REQUESTUSER });
+    // Known now: a list of an empty out directory is the original's "Error while Request" (I), not f.
+    expect((await refusal(ops, { kind: 'information', ruleOrId: 'imported', request: InformationKind.ASKLIST, filename: '*' })).code).toBe(ErrorCode.Internal);
+    const r = await rest(a, 'GET', '/v2/rules/imported');
+    expect(r.status).toBe(200);
+  });
+
+  it('JSON hosts file: imported, O; the new partner authenticates at once', async () => {
+    const file = join(conf(), 'more.authent.xml');
+    writeFileSync(file, `<authent><entry><hostid>hoste</hostid><address>127.0.0.1</address><port>1</port><key>${PASSWORD_HEX}</key></entry></authent>\n`);
+    const json = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, host: file });
+    const answer = await order(ops, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.CONFIMPORT });
+    expect(answer).toMatchObject({
+      kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER,
+      command: { jsonClass: 'ConfigImportResponseJsonPacket', command: 0, host: file, importedhost: true, purgedhost: false, importedrule: false },
+    });
+    const hoste = await openCaller(box, 'hoste', [a]);
+    try {
+      const echo = await order(hoste, 'hosta', { kind: 'test', header: 'MSG', middle: 'hello', counter: 100 });
+      expect(echo).toMatchObject({ kind: 'valid', subType: PacketType.TEST });
+    } finally {
+      await hoste.close();
+    }
+  });
+
+  it('by id: the rules file hostb sent to hosta by transfer <id>, imported with purge', async () => {
+    const rules = join(b.home, 'out', 'byid.rules.xml');
+    writeFileSync(rules, '<rules><rule><idrule>send</idrule><hostids/><mode>1</mode></rule><rule><idrule>byid</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    const id = await submitByRest(b, 'byid.rules.xml', 'hosta');
+    await rowsDone(b, a, id);
+    const asB = await openCaller(box, 'hostb', [a]);
+    try {
+      const json = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, ruleid: id, purgerule: true });
+      const answer = await order(asB, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.CONFIMPORT });
+      expect(answer).toMatchObject({ result: 'O', command: { importedrule: true, purgedrule: true, rule: null } });
+    } finally {
+      await asB.close();
+    }
+    // Purged: `imported` is gone, `byid` and `send` are there.
+    expect((await rest(a, 'GET', '/v2/rules/imported')).status).toBe(404);
+    expect((await rest(a, 'GET', '/v2/rules/byid')).status).toBe(200);
+  }, 60_000);
+
+  it('a bad file: legacy " Rule:KO" T, JSON importedrule false T; nothing changed', async () => {
+    const answer = await order(ops, 'hosta', { kind: 'valid', header: '0 ', middle: '1 /etc/passwd', subType: PacketType.CONFIMPORT });
+    expect(answer).toEqual({ kind: 'valid', header: ' Rule:KO', middle: 'T', subType: PacketType.REQUESTUSER });
+    writeFileSync(join(conf(), 'notrules.xml'), '<roles></roles>\n');
+    const json = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, rule: join(conf(), 'notrules.xml'), purgerule: true });
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.CONFIMPORT }))
+      .toMatchObject({ result: 'T', command: { importedrule: false, purgedrule: false } });
+    // An id that is no transfer of this caller.
+    const byId = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, hostid: 42n });
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: byId, result: '', subType: PacketType.CONFIMPORT })).toMatchObject({ result: 'T', command: { importedhost: false } });
+    expect((await rest(a, 'GET', '/v2/rules/byid')).status).toBe(200);
+  });
+
+  it('a partner without CONFIGADMIN is refused with A', async () => {
+    writeFileSync(join(conf(), 'evil.rules.xml'), '<rules><rule><idrule>evil</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    const err = await refusal(plain, { kind: 'valid', header: '0 ', middle: `1 ${join(conf(), 'evil.rules.xml')}`, subType: PacketType.CONFIMPORT });
+    expect(err.code).toBe(ErrorCode.BadAuthent);
+    expect((await rest(a, 'GET', '/v2/rules/evil')).status).toBe(404);
+  });
+});
+
+let requestIds = 777000100n;
+
+/** A partner's new transfer Request to hosta (a new id each time); its answer. */
+function newRequest(): Promise<Packet> {
+  requestIds += 1n;
+  return order(ops, 'hosta', {
+    kind: 'request', encoding: 'json', rule: 'send', mode: 1, way: 0, filename: 'x.txt', blockSize: 65536, rank: 0,
+    specialId: requestIds, code: ErrorCode.InitOk, length: 3n, limit: 0n, fileInformation: '',
+  });
+}
+
+describe('block and unblock (ServerShutdown -block/-unblock: SYSTEM and the admin key)', () => {
+  it('refused without the admin key or without SYSTEM: Error R "Invalid Block comand"', async () => {
+    const wrong = await refusal(ops, { kind: 'blockRequest', block: true, key: deriveWireKey('not the password') });
+    expect(wrong).toMatchObject({ code: ErrorCode.RemoteError, message: 'Invalid Block comand' });
+    expect((await refusal(plain, { kind: 'blockRequest', block: true, key: ADMIN_KEY })).code).toBe(ErrorCode.RemoteError);
+    // Not blocked: a new request is accepted (answered way 1, code i).
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+  });
+
+  it('blocked: running transfers go on; partners get l, REST 503, the scheduler waits; unblocked: all start again', async () => {
+    // A slow transfer: 400 KB at 100 KB/s out of hosta.
+    await order(ops, 'hosta', { kind: 'valid', header: '100000 0', middle: '0 0', subType: PacketType.BANDWIDTH });
+    await writePatternFile(join(a.home, 'out', 'slow.bin'), 400_000);
+    const t0 = Date.now();
+    const slow = await submitByRest(a, 'slow.bin', 'hostb');
+    // Due in 3 s: submitted before the block, started by the scheduler only after the unblock.
+    const later = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'slow.bin', requested: 'hostb', start: new Date(Date.now() + 3000).toISOString() });
+    expect(later.status).toBe(201);
+    const laterId = BigInt(/\/v2\/transfers\/(-?\d+)_/.exec(later.headers.get('transfer-uri') ?? '')![1]!);
+    await waitFor(async () => Number((await rowOf(a, slow))?.rank ?? 0) > 0, { what: 'the slow transfer under way', timeoutMs: 20_000 });
+
+    expect(await order(ops, 'hosta', { kind: 'blockRequest', block: true, key: ADMIN_KEY }))
+      .toEqual({ kind: 'valid', header: 'Block new request', middle: 'O', subType: PacketType.REQUESTUSER });
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.ServerOverloaded });
+    const refused = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: 'slow.bin', requested: 'hostb' });
+    expect(refused.status).toBe(503);
+
+    // The running one ends well, shaped by the limit set over R66 (>= 3 s for 400 KB at 100 KB/s).
+    await rowsDone(a, b, slow);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+    // The scheduled one is due and stays to submit: the scheduler says it waits for the unblock.
+    await waitFor(() => logsOf(a, 'new transfers are blocked: due transfers wait for the unblock').length > 0, { what: 'the scheduler holding the due row', timeoutMs: 20_000 });
+    expect(Number((await rowOf(a, laterId))?.updatedinfo)).toBe(UpdatedInfo.TOSUBMIT);
+
+    const unblock = javaJson(`{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":"${ADMIN_KEY.toString('base64')}","shutdownOrBlock":false,"restartOrBlock":false}`);
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: unblock, result: '', subType: PacketType.BLOCKREQUEST }))
+      .toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER, command: { jsonClass: 'ShutdownOrBlockJsonPacket', comment: 'Unblock new request', requestUserPacket: 24 } });
+    await order(ops, 'hosta', { kind: 'valid', header: '0 0', middle: '0 0', subType: PacketType.BANDWIDTH });
+    await rowsDone(a, b, laterId);
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+  }, 90_000);
+
+  it('JSON block with a wrong key is refused with R; with the key it answers "Block new request"', async () => {
+    const bad = newJsonCommand('ShutdownOrBlockJsonPacket', { requestUserPacket: 24, key: deriveWireKey('nope'), shutdownOrBlock: false, restartOrBlock: true });
+    expect((await refusal(ops, { kind: 'jsonCommand', command: bad, result: '', subType: PacketType.BLOCKREQUEST })).code).toBe(ErrorCode.RemoteError);
+    const ok = newJsonCommand('ShutdownOrBlockJsonPacket', { requestUserPacket: 24, key: ADMIN_KEY, shutdownOrBlock: false, restartOrBlock: true });
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: ok, result: '', subType: PacketType.BLOCKREQUEST })).toMatchObject({ result: 'O', command: { comment: 'Block new request' } });
+    expect(await order(ops, 'hosta', { kind: 'blockRequest', block: false, key: ADMIN_KEY })).toMatchObject({ header: 'Unblock new request', middle: 'O' });
+  });
+});
+
+describe('no request of the protocol is answered Unimplemented', () => {
+  /** The answer, or null when the host answers nothing (the channel stays quiet). */
+  async function answerTo(packet: Packet): Promise<Packet | R66Error | null> {
+    const { channel } = await ops.pool.openChannel('hosta');
+    try {
+      await channel.send(packet);
+      return await channel.receive(3000, 'the answer');
+    } catch (err) {
+      if (err instanceof R66Error && err.code === ErrorCode.ConnectionImpossible) return null;
+      if (err instanceof R66Error) return err;
+      throw err;
+    } finally {
+      channel.close();
+    }
+  }
+
+  const key = 'hosta hostc 424242';
+  const json = (name: Parameters<typeof newJsonCommand>[0], sub: number, values: Record<string, unknown> = {}): Packet =>
+    ({ kind: 'jsonCommand', command: newJsonCommand(name, { requestUserPacket: sub, ...values } as never) as JsonCommand, result: '', subType: sub });
+  const VALID_SUBTYPES = [4, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 99];
+  const JSON_CASES: Array<[number, Packet]> = [
+    [4, json('RestartTransferJsonPacket', 4, { requester: 'hostc', requested: 'hosta', specialid: 424242n })],
+    [7, json('RequestJsonPacket', 7, { filename: 'x', filesize: 1n })],
+    [8, json('ShutdownRequestJsonPacket', 8, { rank: 3 })],
+    [9, json('StopOrCancelJsonPacket', 9, { requester: 'hostc', requested: 'hosta', specialid: 424242n })],
+    [10, json('StopOrCancelJsonPacket', 10, { requester: 'hostc', requested: 'hosta', specialid: 424242n })],
+    [11, json('ConfigExportJsonPacket', 11, { host: true })],
+    [12, json('ConfigImportJsonPacket', 12, { hostid: ILLEGAL_SPECIAL_ID })],
+    [13, json('JsonPacket', 13, { comment: 'hello' })],
+    [15, json('JsonPacket', 15)],
+    [16, json('LogJsonPacket', 16)],
+    [17, json('LogJsonPacket', 17, { statusdone: true, start: Date.now() + 86_400_000 })],
+    [18, json('InformationJsonPacket', 18, { request: 2, rulename: 'send', filename: '*' })],
+    [19, json('BandwidthJsonPacket', 19)],
+    [22, json('BusinessRequestJsonPacket', 22, { className: 'org.x.Unknown' })],
+    [24, json('ShutdownOrBlockJsonPacket', 24, { key: deriveWireKey('wrong'), shutdownOrBlock: true })],
+    [99, json('JsonPacket', 99)],
+    // A class that does not fit its sub-type.
+    [19, json('StopOrCancelJsonPacket', 19)],
+  ];
+
+  it('every Valid and JsonCommand sub-type, Information, Test, BusinessRequest, BlockRequest', async () => {
+    const cases: Array<[string, Packet]> = [
+      ...VALID_SUBTYPES.map((s): [string, Packet] => [`valid ${s}`, { kind: 'valid', header: s === 19 ? '-1' : 'Request on Transfer', middle: s === 19 ? '-1' : key, subType: s }]),
+      ...JSON_CASES.map(([s, p]): [string, Packet] => [`jsonCommand ${s} ${(p as { command: JsonCommand }).command.jsonClass}`, p]),
+      ['information', { kind: 'information', ruleOrId: 'send', request: InformationKind.ASKEXIST, filename: 'nothing.txt' }],
+      ['test', { kind: 'test', header: 'MSG', middle: 'hi', counter: 100 }],
+      ['businessRequest', { kind: 'businessRequest', header: 'org.x.Unknown arg', delay: 0, way: 0 }],
+      ['blockRequest', { kind: 'blockRequest', block: false, key: ADMIN_KEY }],
+    ];
+    const answers = await Promise.all(cases.map(async ([name, p]) => [name, await answerTo(p)] as const));
+    const unimplemented = answers.filter(([, ans]) =>
+      (ans instanceof R66Error && ans.code === ErrorCode.Unimplemented)
+      || (ans !== null && !(ans instanceof R66Error) && ((ans.kind === 'error' && ans.code === ErrorCode.Unimplemented)
+        || (ans.kind === 'valid' && ans.middle === 'U') || (ans.kind === 'jsonCommand' && ans.result === 'U'))));
+    expect(unimplemented.map(([name, ans]) => `${name}: ${ans instanceof Error ? ans.message : JSON.stringify(ans, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`)).toEqual([]);
+    // Spot checks of what the original answers.
+    const by = new Map(answers);
+    expect(by.get('valid 13')).toBeNull();
+    expect(by.get('valid 99')).toBeNull();
+    expect(by.get('jsonCommand 99 JsonPacket')).toMatchObject({ kind: 'jsonCommand', result: 'c', command: { comment: 'Invalid command', requestUserPacket: 99 } });
+    expect(by.get('jsonCommand 19 StopOrCancelJsonPacket')).toMatchObject({ result: 'c' });
+    expect(by.get('jsonCommand 24 ShutdownOrBlockJsonPacket')).toMatchObject({ code: ErrorCode.RemoteError, message: 'Invalid Shutdown comand' });
+    expect(by.get('jsonCommand 12 ConfigImportJsonPacket')).toMatchObject({ result: 'T' });
+    // hosta still serves.
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+  }, 60_000);
+});
