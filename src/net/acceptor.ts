@@ -3,9 +3,8 @@
  * connection's), then dispatch of the command to its handler (r66-protocol.md §6, §9.14).
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { notifySnmp } from '../monitor/snmp/hub.js';
-import { notifyUnexpected } from '../monitor/snmp/warnings.js';
 import { authentRefusalPacket, errorPacket, NOCHANNEL, PacketType, type AuthentPacket, type Packet } from '../protocol/index.js';
+import { notifyUnexpected } from './alerts.js';
 import { buildAuthent, checkAuthent } from './authentication.js';
 import { normaliseIp } from './blacklist.js';
 import type { LocalChannel } from './channel.js';
@@ -89,7 +88,7 @@ async function authenticate(ctx: NetContext, channel: LocalChannel, packet: Auth
   });
   if (!outcome.ok) {
     ctx.logger.warn({ hostId: packet.hostId, ip: connection.remoteAddress, reason: outcome.reason }, 'authentication refused');
-    notifySnmp('error', `Connection not allowed from ${normaliseIp(connection.remoteAddress ?? 'an unknown address')} since ${outcome.reason}`, packet.hostId);
+    ctx.notify?.('error', `Connection not allowed from ${normaliseIp(connection.remoteAddress ?? 'an unknown address')} since ${outcome.reason}`, packet.hostId);
     await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
     ctx.blacklist.ban(connection.remoteAddress);
     channel.close(new R66Error(outcome.reason, outcome.code));
@@ -126,7 +125,7 @@ async function dispatch(ctx: NetContext, channel: LocalChannel, partner: Authent
       const message = err instanceof Error ? err.message : String(err);
       if (!(err instanceof R66Error)) {
         logger.error({ err: message }, 'command failed');
-        notifyUnexpected(err);
+        notifyUnexpected(ctx.notify, err);
       }
       const wasClosed = channel.isClosed;
       if (endChannel(channel, message, code) && wasClosed) logger.warn({ err: message, code: code.char }, 'command ended on a closed channel; the partner was sent an Error');

@@ -12,8 +12,8 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { ErrorCode, parseErrorCode } from '../model/error-code.js';
-import { notifySnmp } from '../monitor/snmp/hub.js';
-import { notifyUnknownChannel } from '../monitor/snmp/warnings.js';
+import type { Notify } from '../model/notifications.js';
+import { notifyUnknownChannel } from './alerts.js';
 import {
   decodeFramePacket,
   DEFAULT_MAX_FRAME_LENGTH,
@@ -57,6 +57,8 @@ export interface ConnectionOptions {
   /** Largest accepted frameLength; larger frames are refused before buffering. */
   maxFrameLength?: number;
   logger: Logger;
+  /** Application notifications (NetContext.notify). */
+  notify?: Notify | undefined;
   /** A channel the peer opened (first frame with dstId NOCHANNEL); its first packet follows. */
   onNewChannel?: (channel: LocalChannel) => void;
   /** The socket reads into the shared buffer (socket-reads.ts): its bytes come from here, not 'data'. */
@@ -384,7 +386,7 @@ export class Connection extends EventEmitter {
   private onUnknownChannel(frame: NetworkFrame): void {
     if (frame.code === PacketType.ENDREQUEST || frame.code === PacketType.CONNECTERROR) return;
     this.sendPacket(frame.srcId, frame.dstId, { kind: 'connectionError', message: UNKNOWN_LOCAL_CHANNEL_MESSAGE, middle: String(frame.dstId) }).catch(() => undefined);
-    notifyUnknownChannel(frame.code);
+    notifyUnknownChannel(this.options.notify, frame.code);
   }
 
   /**
@@ -431,7 +433,7 @@ export class Connection extends EventEmitter {
     }
     if (now - this.lastActivity >= period) {
       if (this.unansweredKeepAlives >= MAX_UNANSWERED_KEEPALIVES && this.channels.size === 0) {
-        notifySnmp('warning', 'KeepAlive get no answer', this.authenticatedPartner?.hostId ?? this.socket.remoteAddress ?? '');
+        this.options.notify?.('warning', 'KeepAlive get no answer', this.authenticatedPartner?.hostId ?? this.socket.remoteAddress ?? '');
         this.close(disconnected('no answer to KeepAlive'));
         return;
       }

@@ -60,6 +60,7 @@ export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial):
         timeoutConMs: ctx.timeoutConMs,
         maxFrameLength: ctx.maxFrameLength,
         logger: ctx.logger,
+        notify: ctx.notify,
         // Our side accepts channels opened by either side on any connection (§1.4).
         onNewChannel: (channel) => acceptChannel(ctx, channel),
         reads: host.isSsl ? undefined : reads,

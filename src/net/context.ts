@@ -3,6 +3,7 @@
  * are, the handlers of incoming commands, the blacklist and the network settings.
  */
 import type { Logger } from 'pino';
+import type { Notify } from '../model/notifications.js';
 import type { Blacklist } from './blacklist.js';
 import type { BufferBudget } from './buffer-budget.js';
 import type { HostConnections } from './connection-gate.js';
@@ -43,6 +44,8 @@ export interface NetContext {
    */
   reuseAuthentication: boolean;
   logger: Logger;
+  /** Application notifications (SNMP) of the server's agent, handed down at composition; absent: none (clients). */
+  notify?: Notify;
   /** Connection limits, handshake limits and the buffer budget; absent: none (tests building a context). */
   guard?: NetGuard;
 }

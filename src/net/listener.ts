@@ -4,7 +4,6 @@
  */
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { notifySnmp } from '../monitor/snmp/hub.js';
 import { acceptChannel } from './acceptor.js';
 import { r66Limits, type Admission, type HostConnections, type ListenerGate } from './connection-gate.js';
 import { Connection } from './connection.js';
@@ -77,7 +76,7 @@ export class R66Listener {
     if (guard === undefined) return null;
     if (this.gates?.of !== guard.connections) this.gates = { of: guard.connections, gate: guard.connections.listener(this.name) };
     const admission = this.gates.gate.admit(socket, r66Limits(guard));
-    if (admission === undefined) notifySnmp('overloaded', `${this.name}: connection refused`, 'connection limits reached');
+    if (admission === undefined) this.ctx.notify?.('overloaded', `${this.name}: connection refused`, 'connection limits reached');
     return admission;
   }
 
@@ -117,7 +116,7 @@ export class R66Listener {
         raw.once('close', () => this.handshaking.delete(raw));
       });
       server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
-        notifySnmp('error', 'SSL Connection Error', 'During Handshake');
+        this.ctx.notify?.('error', 'SSL Connection Error', 'During Handshake');
         if (guard !== undefined) guard.warnings.info('tls-handshake', { err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
         else this.ctx.logger.info({ err: err.message, ip: socket.remoteAddress }, 'TLS handshake failed');
       });
@@ -139,7 +138,7 @@ export class R66Listener {
     if (this.ctx.blacklist.isBanned(accepted.remoteAddress)) {
       // Accept then close, nothing sent (§1.4).
       accepted.destroy();
-      notifySnmp('error', 'Black Listed connection temptative', this.options.tls === undefined ? 'During connection' : 'During Handshake');
+      this.ctx.notify?.('error', 'Black Listed connection temptative', this.options.tls === undefined ? 'During connection' : 'During Handshake');
       return;
     }
     // A plain socket (accepted paused) goes on as one reading into the shared buffer; a TLS one,
@@ -162,6 +161,7 @@ export class R66Listener {
       timeoutConMs: this.ctx.timeoutConMs,
       maxFrameLength: this.ctx.maxFrameLength,
       logger: this.ctx.logger,
+      notify: this.ctx.notify,
       onNewChannel: (channel) => acceptChannel(this.ctx, channel),
       reads: adopted === null ? undefined : reads,
       handshakeFrameBytes: guard?.handshakeFrameBytes,

@@ -9,6 +9,7 @@ import { decryptPasswordHexBytes, securityOf } from '../config/index.js';
 import { digestFromIndex } from '../model/digest.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
+import type { Notify } from '../model/notifications.js';
 import type { Rule } from '../model/rule.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { DEFAULT_MAX_FRAME_LENGTH } from '../protocol/index.js';
@@ -58,6 +59,8 @@ export interface NetOptions {
   env?: NodeJS.ProcessEnv;
   /** Handlers registry to use (so other modules can register theirs before start). */
   handlers?: RequestHandlers;
+  /** Application notifications (the server's SNMP agent); absent: none. */
+  notify?: Notify;
 }
 
 /** The frame cap: the protocol's default, or more when blocks are configured larger. */
@@ -100,6 +103,7 @@ export function buildNetContext(settings: HostNetSettings, lookups: NetLookups, 
     checkClientAddress: options.checkClientAddress,
     reuseAuthentication: env.SVC_R66_AUTHENT_NOREUSE !== '1',
     logger: options.logger,
+    ...(options.notify ? { notify: options.notify } : {}),
     guard: netGuardFrom(settings, options.logger),
   };
 }
@@ -158,6 +162,8 @@ export class R66Network {
     private readonly logger: Logger,
     /** Where the JVM-property equivalents are read (blacklist.ts); default `process.env`. */
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Application notifications (the server's SNMP agent), handed down by src/server. */
+    private readonly notify?: Notify,
   ) {
     // The bottom of the JsonCommand chain, before other modules wrap it with theirs.
     this.handlers.register('jsonCommand', baseJsonCommandHandler(this.handlers));
@@ -182,6 +188,7 @@ export class R66Network {
       checkClientAddress: config.server.checkClientAddress,
       handlers: this.handlers,
       env: this.env,
+      ...(this.notify ? { notify: this.notify } : {}),
     });
     const tls = config.server.useSsl ? await tlsMaterialFor(config.ssl) : undefined;
     try {

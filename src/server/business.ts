@@ -58,6 +58,8 @@ export interface BusinessRegistryOptions {
   submit?(s: TransferSubmission): Promise<bigint>;
   /** RESTART's in-process restart. */
   restarter?: EngineHooks['restarter'];
+  /** The SNMP task's notifier (the running agent's). */
+  snmp?: EngineHooks['snmp'];
   /** Default delay of tasks written without one (`timeoutcon`). */
   defaultTimeoutMs: number;
 }
@@ -132,6 +134,7 @@ export class BusinessRegistry implements FileMonitorSource {
     const system = hasRole(await this.opts.roleOf(user).catch(() => 0), Role.SYSTEM);
     const engine: EngineHooks = {
       ...(this.opts.restarter ? { restarter: this.opts.restarter } : {}),
+      ...(this.opts.snmp ? { snmp: this.opts.snmp } : {}),
       ...(this.opts.submit ? { transfers: { submit: this.opts.submit } } : {}),
     };
     return {

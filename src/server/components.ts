@@ -6,6 +6,7 @@
 import { effectiveRole } from '../config/index.js';
 import { parseBusiness } from '../config/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
+import { currentSnmpNotifier, notifySnmp } from '../monitor/snmp/hub.js';
 import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
 import { ADMIN_ORDER_JSON_SUBTYPES, ADMIN_ORDER_SUBTYPES, adminOrderHandlers } from '../net/commands/admin-orders.js';
 import { baseValidHandler } from '../net/commands/valid-base.js';
@@ -31,12 +32,12 @@ import { WebAreas } from '../web/component.js';
 export function extraComponents(runtime: ServerRuntime): Component[] {
   const network = new R66Network(runtime.config, () => ({
     findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id), findTransfer: (key) => runtime.store.runner.get(key),
-  }), runtime.log);
+  }), runtime.log, process.env, notifySnmp);
   // Task plug-ins (extendTaskFactory) are loaded and every rule checked before anything listens.
   const tasks = new ServerTasks(runtime);
   // RESTART (tasks.md §8): the ordered in-process restart, one second after the task succeeded.
   const restarter = { restartAfter: (ms: number) => void setTimeout(() => runtime.requestShutdown(true), ms).unref() };
-  const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter } });
+  const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter, snmp: currentSnmpNotifier }, notify: notifySnmp });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
   // One set of live services for REST, the web areas and the R66 admin orders (bandwidth, block).
   const live = liveRestServices(runtime, { transfers, business, tasks: tasks.registry });
@@ -94,7 +95,7 @@ function composeR66Handlers(runtime: ServerRuntime, network: R66Network, busines
   handlers.registerSubKinds('jsonCommand', EXPORT_SUBTYPES, admin.jsonCommand, 'admin exports');
   handlers.register('shutdown', shutdownOrderHandler({
     adminPassword: config.server.adminPassword, ownIds: ownIdsOf(config), roleOf: roleOfPartner(config),
-    shutdown: (restart) => runtime.requestShutdown(restart),
+    shutdown: (restart) => runtime.requestShutdown(restart), notify: notifySnmp,
   }), 'shutdown order');
 }
 
@@ -108,6 +109,7 @@ function businessRegistry(runtime: ServerRuntime, tasks: ServerTasks, transfers:
     logger: runtime.log,
     defaultTimeoutMs: config.limits.timeoutCon,
     restarter,
+    snmp: currentSnmpNotifier,
     roleOf: async (hostId) => {
       if (ownIdsOf(config).includes(hostId)) return effectiveRole([], hostId, true);
       const host = await runtime.store.hosts.get(hostId);

@@ -6,6 +6,7 @@
  * the cluster member (src/cluster).
  */
 import type { Logger } from 'pino';
+import type { Notify } from '../model/notifications.js';
 import { securityOf, type ServerConfig } from '../config/index.js';
 import type { RequestHandlers } from '../net/handlers.js';
 import type { LocalIdentity } from '../net/partner.js';
@@ -27,8 +28,10 @@ export interface TransferServiceDeps {
   network: () => { pool: ConnectionPool; handlers: RequestHandlers; ctx: { identity: LocalIdentity } };
   logger: Logger;
   tasks?: TaskRegistry;
-  /** Task hooks only a server provides (RESTART). */
-  hooks?: Pick<EngineHooks, 'restarter'>;
+  /** Task hooks only a server provides (RESTART, the SNMP task's notifier). */
+  hooks?: Pick<EngineHooks, 'restarter' | 'snmp'>;
+  /** Application notifications (the SNMP agent's). */
+  notify?: Notify;
 }
 
 export class TransferService {
@@ -62,6 +65,7 @@ export class TransferService {
       // Its rows of the R66 handler table are composed with the others (server/components.ts).
       tasks: this.deps.tasks ?? createTaskRegistry(),
       logger: logger.child({ component: 'transfer' }),
+      ...(this.deps.notify ? { notify: this.deps.notify } : {}),
       roles: config.roles,
       ...(this.deps.hooks ? { hooks: this.deps.hooks } : {}),
     });

@@ -8,6 +8,7 @@
  * the small hook interfaces at the end of this file, so this folder never imports the engine.
  */
 import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { NotificationSender } from '../model/notifications.js';
 import type { TransferMode } from '../model/rule.js';
 
 /**
@@ -134,6 +135,8 @@ export interface RecordSaver {
 
 /** Everything the engine lends to tasks. Absent hooks make the dependent task fail cleanly. */
 export interface EngineHooks {
+  /** The running SNMP agent's notifier, if any (SNMP task); a server hands it down. */
+  snmp?: () => NotificationSender | undefined;
   transfers?: TransferSubmitter;
   rescheduler?: TransferRescheduler;
   /** Present only when the local program is a server (RESTART). */

@@ -10,7 +10,7 @@ import { execJavaTasks } from './execjava-task.js';
 import { execTasks } from './exec-tasks.js';
 import { fileTasks } from './file-tasks.js';
 import { logTask } from './log-task.js';
-import { snmpTask } from '../monitor/snmp/snmp-task.js';
+import { snmpTask } from './snmp-task.js';
 import { networkTasks } from './network/index.js';
 import { TaskRegistry, validateRuleTasks, type RuleTaskCheck } from './registry.js';
 import type { Rule } from '../model/rule.js';

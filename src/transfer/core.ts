@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { DirectoryConfig, LimitConfig } from '../config/index.js';
+import type { Notify } from '../model/notifications.js';
 import type { Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import type { LocalIdentity } from '../net/partner.js';
@@ -37,6 +38,8 @@ export interface EngineCore {
   tasks: TaskRegistry;
   shaper: BandwidthShaper;
   logger: Logger;
+  /** TransferEngineOptions.notify. */
+  notify?: Notify | undefined;
   ownerId: string;
   nextTransferId(): Promise<bigint>;
   rankSaveBlocks: number;

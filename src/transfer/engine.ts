@@ -58,6 +58,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       tasks: opts.tasks,
       shaper: this.bandwidth,
       logger: opts.logger,
+      notify: opts.notify,
       ownerId: this.ownerId,
       nextTransferId: () => opts.store.nextTransferId(),
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,

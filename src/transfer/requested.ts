@@ -7,7 +7,6 @@ import { stat } from 'node:fs/promises';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isSendMode, ruleAllowsHost } from '../model/rule.js';
 import { ILLEGAL_SPECIAL_ID, TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
-import { notifySnmp } from '../monitor/snmp/hub.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestContext } from '../net/handlers.js';
 import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
@@ -34,7 +33,7 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
   if (core.refusesRequests()) {
     // Blocked, shutting down or at the connection limit: the requester retries later (§9.2 step 2).
     await channel.send(answerWith(p, ErrorCode.ServerOverloaded));
-    notifySnmp('overloaded', `Rule: ${p.rule} from ${partner.hostId}`, 'new requests blocked, shutting down or at the connection limit');
+    core.notify?.('overloaded', `Rule: ${p.rule} from ${partner.hostId}`, 'new requests blocked, shutting down or at the connection limit');
     return;
   }
   const rule = await core.findRule(p.rule);

@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { DirectoryConfig, LimitConfig, RoleEntry } from '../config/index.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { Notify } from '../model/notifications.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { RequestHandlers } from '../net/handlers.js';
@@ -71,6 +72,8 @@ export interface TransferEngineOptions<O extends EngineOrders = EngineOrders> {
   /** Task types. */
   tasks: TaskRegistry;
   logger: Logger;
+  /** Application notifications (the server's SNMP agent: a refused request); absent: none. */
+  notify?: Notify;
   /** Extra hooks for tasks (RESTART on a server). TRANSFER and RESCHEDULE are provided by the engine. */
   hooks?: Pick<EngineHooks, 'restarter'>;
   /** Host id of the owner of the rows (OWNERREQ): the non-TLS host id. Default identity.hostId. */

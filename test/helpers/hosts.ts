@@ -52,7 +52,7 @@ export interface HostOptions {
   /** Task registry (default: the built-in types); tests of plug-ins pass their own. */
   tasks?: TaskRegistry;
   /** Extra task hooks (RESTART's restarter). */
-  hooks?: Pick<EngineHooks, 'restarter'>;
+  hooks?: Pick<EngineHooks, 'restarter' | 'snmp'>;
   /** Runs a scheduler of submitted transfers (TRANSFER, RESCHEDULE, asend) every `periodMs` (default 50). */
   scheduler?: boolean | { periodMs: number };
   /**

@@ -134,7 +134,7 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pem, '-out', join(dir, 'b.crt'), '-days', '2', '-subj', '/CN=hostb'], { stdio: 'pipe' });
     writeFileSync(pem, readFileSync(pem, 'utf8') + readFileSync(join(dir, 'b.crt'), 'utf8'));
     const tls = await loadTlsMaterial({ keyPath: pem, trustKeyPath: join(dir, 'b.crt') });
-    const b = await makeHost('hostb', [], { listen: true, tls, sslHostId: 'hostb-ssl' });
+    const b = await makeHost('hostb', [], { listen: true, tls, sslHostId: 'hostb-ssl', notify: notifySnmp });
     try {
       // Plain bytes on the TLS port: the handshake fails at once.
       const peer = await RawPeer.open(b.listener!.port);

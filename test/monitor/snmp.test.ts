@@ -42,7 +42,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'svc-snmp-'));
     trapd = await startTrapd(dir);
-    ({ a, b } = await makeHostPair());
+    ({ a, b } = await makeHostPair({ hooks: { snmp: currentSnmpNotifier } }));
     await addRules([a, b], rule('send', TransferMode.SENDMODE));
     await addRules([a], rule('nob', TransferMode.SENDMODE));
     await addRules([a, b], rule('withsnmp', TransferMode.SENDMODE, { sPostTasks: [

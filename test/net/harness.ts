@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { Digest } from '../../src/model/digest.js';
+import type { Notify } from '../../src/model/notifications.js';
 import type { Host } from '../../src/model/host.js';
 import { TransferMode, type Rule } from '../../src/model/rule.js';
 import { Blacklist } from '../../src/net/blacklist.js';
@@ -43,7 +44,7 @@ export const silent = pino({ level: 'silent' });
 export async function makeHost(
   hostId: string,
   partners: PartnerEntry[],
-  opts: { timeoutConMs?: number; tls?: TlsMaterial; listen?: boolean; reuse?: boolean; sslHostId?: string; maxFrameLength?: number } = {},
+  opts: { timeoutConMs?: number; tls?: TlsMaterial; listen?: boolean; reuse?: boolean; sslHostId?: string; maxFrameLength?: number; notify?: Notify } = {},
 ): Promise<TestHost> {
   const home = await mkdtemp(path.join(tmpdir(), `svc-net-${hostId}-`));
   await mkdir(path.join(home, 'out'), { recursive: true });
@@ -62,6 +63,7 @@ export async function makeHost(
     maxFrameLength: opts.maxFrameLength,
     reuseAuthentication: opts.reuse ?? true,
     logger: silent,
+    ...(opts.notify ? { notify: opts.notify } : {}),
   };
   const pool = new ConnectionPool(ctx, opts.tls);
   const host: TestHost = {

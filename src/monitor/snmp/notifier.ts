@@ -7,12 +7,11 @@ import snmp, { type Session, type Varbind } from 'net-snmp';
 import type { Logger } from 'pino';
 import type { SnmpConfig, SnmpTarget } from '../../config/index.js';
 import { TransferMode } from '../../model/rule.js';
+import type { InfoTaskFields, NotificationKind, NotificationSender } from '../../model/notifications.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
 import { ROOT, SYSTEM, ticksSince, type SystemNames } from './mib.js';
 
-/** What an info-task notification shows of a transfer (the SNMP task knows fewer fields than a record). */
-export type InfoTaskFields = Pick<TransferRecord, 'specialId' | 'requester' | 'requested' | 'idRule' | 'mode' | 'rank' | 'filename' | 'originalName' | 'start' | 'infoStatus'>
-  & Partial<Pick<TransferRecord, 'globalLastStep' | 'step' | 'stepStatus' | 'retrieveMode'>>;
+export type { InfoTaskFields, NotificationKind };
 
 export const NOTIFICATION = `${ROOT}.5.1`;
 const COLD_START = '1.3.6.1.6.3.1.1.5.1';
@@ -27,8 +26,7 @@ const KIND = {
   error: { k: 2, element: 'TrapError', level: TrapLevel.Alert },
   warning: { k: 3, element: 'TrapWarning', level: TrapLevel.Warning },
   overloaded: { k: 4, element: 'TrapOverloaded', level: TrapLevel.Warning },
-} as const;
-export type NotificationKind = keyof typeof KIND;
+} as const satisfies Record<NotificationKind, unknown>;
 
 const str = (oid: string, value: string): Varbind => ({ oid, type: snmp.ObjectType.OctetString, value });
 const gauge = (oid: string, value: number): Varbind => ({ oid, type: snmp.ObjectType.Gauge, value: Math.max(0, value) >>> 0 });
@@ -39,7 +37,7 @@ function transportOf(t: SnmpTarget): { transport: string; ipv6: boolean } | unde
   return { transport: t.domain.startsWith('UdpIpv6') ? 'udp6' : 'udp4', ipv6: t.domain.startsWith('UdpIpv6') };
 }
 
-export class SnmpNotifier {
+export class SnmpNotifier implements NotificationSender {
   private readonly sessions: Array<{ target: SnmpTarget; session: Session }> = [];
 
   constructor(

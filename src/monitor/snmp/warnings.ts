@@ -1,44 +1,13 @@
 /**
- * The original's warning notifications for trouble inside the server (monitoring.md §B.5): a packet
- * for a local channel that does not exist (`No LocalChannelReference`, the packet type), an
- * unexpected exception (`Unexpected exception`, its message) and memory running out (`OOME so
- * shutdown and restart`). The first two are one call where the R66 code meets the event; memory is
- * watched here (MemoryWatch, started with the agent), since a JavaScript heap that is really
- * exhausted aborts the process before any code can run. Sent in the background through hub.ts.
+ * Memory running out (monitoring.md §B.5, `OOME so shutdown and restart`): watched here
+ * (MemoryWatch, started with the agent), since a JavaScript heap that is really exhausted aborts
+ * the process before any code can run. The other warnings for trouble inside the server (unknown
+ * local channel, unexpected exception) are the R66 layer's (src/net/alerts.ts). Sent in the
+ * background through hub.ts.
  */
 import { getHeapStatistics } from 'node:v8';
-import { PacketType } from '../../protocol/constants.js';
+import { OUT_OF_MEMORY_TEXT } from '../../net/alerts.js';
 import { notifySnmp } from './hub.js';
-
-const PACKET_NAMES = new Map<number, string>(Object.entries(PacketType).map(([name, code]) => [code, `${name}PACKET`]));
-
-/** The original's texts (alert rules written for it match them). */
-export const UNKNOWN_CHANNEL_TEXT = 'No LocalChannelReference';
-export const UNEXPECTED_TEXT = 'Unexpected exception';
-export const OUT_OF_MEMORY_TEXT = 'OOME so shutdown and restart';
-
-/** A frame arrived for a local channel id this connection does not (or no longer) have. */
-export function notifyUnknownChannel(packetCode: number): void {
-  notifySnmp('warning', UNKNOWN_CHANNEL_TEXT, PACKET_NAMES.get(packetCode) ?? `packet type ${packetCode}`);
-}
-
-/** A failed allocation that JavaScript lets the program catch (the rest aborts the process). */
-function isAllocationFailure(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as Error & { code?: unknown }).code;
-  return code === 'ERR_MEMORY_ALLOCATION_FAILED' || code === 'ERR_BUFFER_TOO_LARGE' || code === 'ERR_STRING_TOO_LONG'
-    || (err instanceof RangeError && /allocation failed|Invalid (string|array) length|out of memory/i.test(err.message));
-}
-
-/**
- * An error the server did not expect (not one of the protocol's, a bug or a resource failure):
- * `Unexpected exception`, or `OOME so shutdown and restart` for a failed allocation, with the
- * error's message. Never throws.
- */
-export function notifyUnexpected(err: unknown): void {
-  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  notifySnmp('warning', isAllocationFailure(err) ? OUT_OF_MEMORY_TEXT : UNEXPECTED_TEXT, message);
-}
 
 /** One memory sample: the JavaScript heap and, under a cgroup limit, the process's resident size. */
 export interface MemorySample {

@@ -8,7 +8,7 @@
  */
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
-import { notifySnmp } from '../../monitor/snmp/hub.js';
+import type { Notify } from '../../model/notifications.js';
 import { encodeValidCommand, wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
 import { R66Error } from '../errors.js';
 import type { RequestHandler } from '../handlers.js';
@@ -21,6 +21,8 @@ export interface ShutdownOrderSource {
   roleOf(partner: AuthenticatedPartner): number;
   /** Starts the ordered shutdown, or the in-process restart; called after the channel closes. */
   shutdown(restart: boolean): void;
+  /** Application notifications (the server's SNMP agent). */
+  notify?: Notify;
 }
 
 export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandler<'shutdown'> {
@@ -28,7 +30,7 @@ export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandle
     const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
     if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error('Invalid Shutdown comand', ErrorCode.RemoteError);
     ctx.logger.warn({ partner: ctx.partner.hostId, restart: p.restart }, 'shutdown order received');
-    notifySnmp('startOrShutdown', `Shutdown Order received effective in ${ctx.timeoutConMs} ms`, ctx.partner.hostId);
+    source.notify?.('startOrShutdown', `Shutdown Order received effective in ${ctx.timeoutConMs} ms`, ctx.partner.hostId);
     await ctx.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: null })).catch(() => undefined);
     // Out of this conversation: the shutdown closes the connection it arrived on.
     setImmediate(() => source.shutdown(p.restart));
