@@ -12,10 +12,13 @@ import type { RestServices } from '../http/context.js';
 import type { ConnectionPool } from '../net/pool.js';
 import { RateLimitedLog } from '../net/rate-log.js';
 import { loadTlsMaterial } from '../net/tls.js';
+import { formatIsoLocal } from '../model/iso-date.js';
 import { TransferOrders, type LiveTransfers } from '../operations/index.js';
 import { createAdminApp } from './admin/app.js';
 import { SessionStore } from './admin/sessions.js';
-import { LiveBroadcaster, type TransferEvents } from './live.js';
+import { DatabaseFeed } from './db-feed.js';
+import { headerFacts } from './facts.js';
+import { LiveBroadcaster, type BroadcasterOptions, type TransferEvents } from './live.js';
 import { createMonitorApp } from './monitor-app.js';
 import { WebListener } from './server.js';
 import type { WebServices } from './services.js';
@@ -52,14 +55,24 @@ export class WebAreas {
     };
   }
 
+  /** What the pages show live besides the engine's events: rows any writer changed, the header figures. */
+  private liveSources(services: WebServices): Pick<BroadcasterOptions, 'hostId' | 'feed' | 'facts' | 'formatTime' | 'onFeedError'> {
+    const rest = services.rest;
+    return {
+      hostId: this.deps.config.hostId, feed: new DatabaseFeed(rest.store.runner), facts: () => headerFacts(rest.counters), formatTime: formatIsoLocal,
+      onFeedError: (err) => this.deps.log.warn({ err: String(err) }, 'web live rows: reading the changed transfers failed (the pages show the engine events only until it works again)'),
+    };
+  }
+
   async start(): Promise<void> {
     const { network } = this.deps.config;
     if (network.serverHttpPort <= 0 && network.serverHttpsPort <= 0) return;
     const services = this.webServices();
     const security = securityOf(this.deps.config);
-    const live = new LiveBroadcaster({ maxPerClient: security.maxEventStreamsPerClient, warnings: new RateLimitedLog(this.deps.log, security.warnIntervalMs) });
+    const live = new LiveBroadcaster({ maxPerClient: security.maxEventStreamsPerClient, warnings: new RateLimitedLog(this.deps.log, security.warnIntervalMs), ...this.liveSources(services) });
     const events = this.deps.events();
     if (events !== undefined) live.attach(events);
+    live.start();
     this.live = live;
     if (network.serverHttpPort > 0) {
       const status = new StatusDocuments(services.rest);

@@ -39,14 +39,21 @@ export interface Frame {
   title: string;
   /** Path of the current page (language links keep it). */
   path: string;
-  /** Header cells (label, value). */
-  facts: Array<[string, string]>;
+  /** Header cells (label, value, and the live `facts` field that updates the value). */
+  facts: Array<[string, string, string?]>;
   /** Navigation links (label, href, current). */
   nav: Array<[string, string, boolean]>;
   /** Auto-refresh in seconds (0 = none). */
   refresh?: number;
   /** Server-sent events URL for live rows. */
   live?: string;
+  /**
+   * Live pages: the UPDATEDINFO names whose new rows belong on this page (`*` any), so the script
+   * reloads the tables when such a row appears or a shown row changes section; and the one owner
+   * the page lists (rows of other owners are not its news).
+   */
+  liveMatch?: string;
+  liveOwner?: string;
 }
 
 export function page(frame: Frame, body: Html): string {
@@ -56,9 +63,9 @@ export function page(frame: Frame, body: Html): string {
   return '<!DOCTYPE html>\n' + html`<html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${frame.refresh ? new Html(`<meta http-equiv="refresh" content="${Math.max(1, Math.floor(frame.refresh))}">`) : ''}<title>${frame.title}</title>
 <link rel="stylesheet" href="/res/style.css"><script type="module" src="/res/app.js"></script></head>
-<body${frame.live ? html` data-live="${frame.live}"` : ''}><a class="skip" href="#main">${t('skip')}</a>
+<body${frame.live ? html` data-live="${frame.live}" data-live-match="${frame.liveMatch ?? ''}" data-live-owner="${frame.liveOwner ?? ''}"` : ''}><a class="skip" href="#main">${t('skip')}</a>
 <header><h1>${frame.title}</h1><p class="langs" aria-label="${t('language')}">${langs}</p>
-<dl class="facts">${frame.facts.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>
+<dl class="facts">${frame.facts.map(([k, v, live]) => html`<div><dt>${k}</dt><dd${live !== undefined ? html` data-fact="${live}"` : ''}>${v}</dd></div>`)}</dl>
 <nav aria-label="${t('menu')}"><ul>${nav}</ul></nav></header>
 <main id="main" tabindex="-1">${body}</main></body></html>`.text;
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { TransferFilter } from '../store/index.js';
 import { formatIsoLocal } from '../model/iso-date.js';
+import { headerFacts } from './facts.js';
 import { html, Html, notice, page, select, field, table, type Frame } from './html.js';
 import { pickLang, translator, type Lang, type TextKey, type Translate } from './i18n.js';
 import type { LiveBroadcaster } from './live.js';
@@ -22,6 +23,8 @@ import { rowAttrs, TRANSFER_HEADERS, transferCells } from './transfer-rows.js';
 const DEFAULT_NB = 60;
 /** Step statuses of running rows that have their own table in the active view. */
 const OWN_TABLE_STEPS = ['i', 'B', 'X', 'P'];
+/** The UPDATEDINFO names whose rows each list view shows (a new such row reloads its tables). */
+const LIVE_MATCH: Record<string, string> = { active: 'RUNNING,INTERRUPTED,TOSUBMIT', error: 'INERROR,INTERRUPTED', done: 'DONE' };
 const VIEWS = ['active', 'error', 'done', 'all', 'status', 'statusxml', 'spooled', 'statusjson'] as const;
 
 export interface MonitorContext {
@@ -69,21 +72,17 @@ export function langOf(req: FastifyRequest, params: Params, serverLang?: Lang): 
   return { lang, setCookie: params.setLng !== undefined ? { 'set-cookie': `i18next=${lang}; Path=/; SameSite=Lax` } : {} };
 }
 
-function mbits(bytesPerSecond: number): string {
-  return (bytesPerSecond / 131072).toFixed(0);
-}
-
 function frame(ctx: MonitorContext, lang: Lang, path: string, extra: Partial<Frame> = {}): Frame {
   const t = translator(lang);
   const { rest } = ctx.services;
-  const c = rest.counters;
+  const f = headerFacts(rest.counters);
   return {
     lang, t, path, title: `svc-r66 ${t('monitoring')}: ${rest.config.hostId}`,
     facts: [
       [t('date'), formatIsoLocal(rest.now())],
-      [t('bandwidth'), `IN:${mbits(c.inBandwidth())}Mbits OUT:${mbits(c.outBandwidth())}Mbits`],
-      [t('localConnections'), String(c.networkConnections())],
-      [t('networkConnections'), String(c.networkConnections())],
+      [t('bandwidth'), f.bandwidth, 'bandwidth'],
+      [t('localConnections'), f.channels, 'channels'],
+      [t('networkConnections'), f.connections, 'connections'],
     ],
     nav: [
       [t('monitoring'), '/', path === '/'], [t('active'), '/active', path === '/active'], [t('error'), '/error', path === '/error'],
@@ -94,7 +93,7 @@ function frame(ctx: MonitorContext, lang: Lang, path: string, extra: Partial<Fra
   };
 }
 
-function home(ctx: MonitorContext, lang: Lang): string {
+async function home(ctx: MonitorContext, lang: Lang): Promise<string> {
   const t = translator(lang);
   const links: Array<[TextKey, string]> = [
     ['active', '/active'], ['error', '/error'], ['done', '/done'], ['all', '/all'], ['statusXml', '/statusxml'], ['statusXmlDetail', '/statusxml?DETAIL=1'],
@@ -104,7 +103,7 @@ function home(ctx: MonitorContext, lang: Lang): string {
 <h2>${t('specific')}</h2><form class="panel" method="get" action="/specific">
 ${select(t('show'), 'INFO', [['0', t('active')], ['1', t('error')], ['2', t('done')], ['3', t('all')], ['4', t('status')]], '0')}
 ${field(t('rows'), 'NB', String(DEFAULT_NB), 'number', 'min="0"')}<div class="actions"><button type="submit">${t('show')}</button></div></form>`;
-  return page(frame(ctx, lang, '/'), body);
+  return page(frame(ctx, lang, '/', { live: '/events' }), body);
 }
 
 /** The rows of one list view, each table limited to its share of `nb` (0 = all). */
@@ -186,12 +185,12 @@ async function handle(ctx: MonitorContext, req: FastifyRequest, reply: FastifyRe
       return sendHtml(reply, page(frame(ctx, lang, `/${view}`), body), 200, setCookie);
     }
     case 'home':
-      return sendHtml(reply, home(ctx, lang), 200, setCookie);
+      return sendHtml(reply, await home(ctx, lang), 200, setCookie);
     default: {
       const tables = await listTables(ctx.services, view, nb < 0 ? DEFAULT_NB : nb, t);
-      // The original refreshes list pages every 10 s; live events make it unneeded, except without them.
-      const live = ctx.services.events() !== undefined;
-      return sendHtml(reply, page(frame(ctx, lang, `/${view}`, live ? { live: '/events' } : { refresh: 10 }), html`<h2>${t(view as TextKey)}</h2>${tables}`), 200, setCookie);
+      // The original refreshes list pages every 10 s; the live events (engine and database) replace that.
+      const live = { live: '/events', liveMatch: LIVE_MATCH[view] ?? '*', liveOwner: ctx.services.rest.config.hostId };
+      return sendHtml(reply, page(frame(ctx, lang, `/${view}`, live), html`<h2>${t(view as TextKey)}</h2><div data-live-tables ${view === 'active' ? new Html('data-live-steps') : ''}>${tables}</div>`), 200, setCookie);
     }
   }
 }

@@ -15,10 +15,10 @@ export const TRANSFER_HEADERS = ['S/R', 'SPECIALID', 'IDRULE', 'FILENAME', 'REQU
 export function transferCells(r: TransferRecord, running: boolean): Html[] {
   return [
     html`${r.retrieveMode ? 'S' : 'R'}`, html`${r.specialId.toString()}`, html`${r.idRule}`, html`<span class="wrap">${r.filename}</span>`, html`${r.requester}`, html`${r.requested}`,
-    html`<span data-col="step">${STEP_NAMES[r.globalStep]}</span>`, html`<span data-col="status">${r.stepStatus.char}</span> ${r.stepStatus.name}`,
-    html`${STATUS_NAMES[r.updatedInfo]}`, html`<span data-col="rank">${r.rank}</span>`,
+    html`<span data-col="step">${STEP_NAMES[r.globalStep]}</span>`, html`<span data-col="status">${r.stepStatus.char}</span> <span data-col="statusName">${r.stepStatus.name}</span>`,
+    html`<span data-col="info">${STATUS_NAMES[r.updatedInfo]}</span>`, html`<span data-col="rank">${r.rank}</span>`,
     progress(r), html`<span data-col="rate"></span>`,
-    html`${formatIsoLocal(r.start)}`, html`${formatIsoLocal(r.stop)}`, html`<span data-col="running" aria-label="${running ? 'active' : 'not active'}">${running ? '\u25cf' : ''}</span>`,
+    html`${formatIsoLocal(r.start)}`, html`<span data-col="stop">${formatIsoLocal(r.stop)}</span>`, html`<span data-col="running" aria-label="${running ? 'active' : 'not active'}">${running ? '\u25cf' : ''}</span>`,
   ];
 }
 
@@ -31,8 +31,9 @@ function progress(r: TransferRecord): Html {
   return html`<progress data-col="progress" aria-label="${label}" max="${size}" value="${done}"></progress>`;
 }
 
+/** The row's key, owner and UPDATEDINFO: the live script finds the row, and sees when it changes section. */
 export function rowAttrs(r: TransferRecord): Html {
-  return html`data-key="${transferKey(r)}"`;
+  return html`data-key="${transferKey(r)}" data-owner="${r.ownerReq}" data-info="${STATUS_NAMES[r.updatedInfo]}" data-status="${r.stepStatus.char}"`;
 }
 
 export { STATUS_NAMES };

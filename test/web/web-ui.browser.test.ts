@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
-import { freePort } from '../../src/server/ports.js';
-import { writeSelfSignedPem } from '../../src/web/admin/self-signed.js';
 import { sandbox, sqliteRows, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { killNodes, receivedFile, rowOf, SEND_RULE, sha256File, startNode, writeNodePair, writePatternFile, type Node } from '../transfer/servers.js';
+import { killNodes, receivedFile, rowOf, SEND_RULE, sha256File, writePatternFile, type Node } from '../transfer/servers.js';
 import { launchBrowser } from './browser.js';
+import { startWebPair } from './web-nodes.js';
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'web-ui');
 const SIZE = 12 * 1024 * 1024;
@@ -29,22 +28,10 @@ let browser: Browser;
 beforeAll(async () => {
   box = sandbox();
   // 2 MB/s on the sender: the transfer runs long enough to watch it and stop it.
-  ({ a, b } = await writeNodePair(box, {
+  ({ a, b, monitor, admin } = await startWebPair(box, {
     rules: SEND_RULE, limit: '<globallimit>2097152</globallimit>', partners: [{ id: 'viewer', port: -1 }, { id: 'operator', port: -1 }],
     roles: '<role><roleid>viewer</roleid><roleset>READONLY</roleset></role><role><roleid>operator</roleid><roleset>READONLY TRANSFER</roleset></role>',
   }, { rules: SEND_RULE }));
-  const [httpPort, httpsPort] = [await freePort(), await freePort()];
-  const pem = join(a.confDir, 'admin-web.pem');
-  await writeSelfSignedPem(pem, 'pem-pass');
-  const serverXml = join(a.confDir, 'server.xml');
-  writeFileSync(serverXml, readFileSync(serverXml, 'utf8')
-    .replace('<serverhttpport>0</serverhttpport><serverhttpsport>0</serverhttpsport>',
-      `<serverhttpport>${httpPort}</serverhttpport><serverhttpaddresses>127.0.0.1</serverhttpaddresses><serverhttpsport>${httpsPort}</serverhttpsport><serverhttpsaddresses>127.0.0.1</serverhttpsaddresses>`)
-    .replace('</httpadmin>', `</httpadmin><admkeypath>${pem}</admkeypath><admkeystorepass>pem-pass</admkeystorepass><admkeypass>pem-pass</admkeypass>`));
-  await startNode(b);
-  await startNode(a);
-  monitor = `http://127.0.0.1:${httpPort}`;
-  admin = `https://127.0.0.1:${httpsPort}`;
   expect(a.proc!.stdout()).toContain(`web monitoring: ${monitor}/`);
   browser = await launchBrowser();
 }, 90_000);

@@ -18,6 +18,7 @@ import { maskRuleFileText } from '../../admin/config-files.js';
 import { formatIsoLocal } from '../../model/iso-date.js';
 import { field, html, notice, page, type Frame, type Html } from '../html.js';
 import { pickLang, translator, type Lang, type TextKey } from '../i18n.js';
+import { headerFacts } from '../facts.js';
 import type { LiveBroadcaster } from '../live.js';
 import { cookie, readParams, type Params } from '../params.js';
 import { createWebApp, sendHtml } from '../server.js';
@@ -71,12 +72,11 @@ function sessionCookie(ctx: AdminAppContext, value: string, maxAge?: number): st
 function frame(ctx: AdminAppContext, lang: Lang, path: string, session: Session | undefined, extra: Partial<Frame> = {}): Frame {
   const t = translator(lang);
   const { rest } = ctx.services;
-  const c = rest.counters;
-  const mb = (v: number): string => (v / 1_048_576).toFixed(2);
-  const facts: Array<[string, string]> = [
-    ['Local', `${c.networkConnections()} ${rest.config.limits.runLimit ?? ''}`.trim()], ['Network', String(c.networkConnections())], ['Host', rest.config.hostId],
+  const f = headerFacts(rest.counters);
+  const facts: Frame['facts'] = [
+    ['Local', `${f.channels} ${rest.config.limits.runLimit ?? ''}`.trim()], ['Network', f.connections, 'connections'], ['Host', rest.config.hostId],
   ];
-  if (session) facts.push(['Authent', session.user], ['', `IN:${mb(c.inBandwidth())}MB/s OUT:${mb(c.outBandwidth())}MB/s`], [t('date'), formatIsoLocal(rest.now())]);
+  if (session) facts.push(['Authent', session.user], ['', f.bandwidthMB, 'bandwidthMB'], [t('date'), formatIsoLocal(rest.now())]);
   const nav: Frame['nav'] = session === undefined ? [] : [
     ...Object.entries(PAGES).filter(([, d]) => d.menu !== undefined && hasRole(session.role, d.role)).map(([name, d]): [string, string, boolean] => [t(d.menu!), `/${name}.html`, path === `/${name}.html`]),
     [t('logout'), '/Logout.html', false],
@@ -205,7 +205,8 @@ async function handle(ctx: AdminAppContext, req: FastifyRequest, reply: FastifyR
     headers['set-cookie'] = sessionCookie(ctx, '', 0);
   }
   const extra: Partial<Frame> = {};
-  if (answer.live && ctx.services.events() !== undefined) extra.live = '/events';
+  // Live rows come from the engine and from the database (any writer); a later page (`before`) gets no new rows.
+  if (answer.live) Object.assign(extra, { live: '/events', liveMatch: params.before === undefined ? '*' : '', liveOwner: ctx.services.rest.config.hostId });
   if (answer.refresh) extra.refresh = answer.refresh;
   return sendHtml(reply, page(frame(ctx, lang, current, answer.logout ? undefined : session, extra), answer.body), 200, headers);
 }

@@ -90,7 +90,8 @@ async function transferTable(r: PageRequest, page: string, actions: boolean, see
   const base = filterParams(params);
   const nav = html`<p class="pager">${params.before !== undefined ? html`<a href="${linkTo(page, base)}" rel="first">${t('firstPage')}</a> ` : ''}
 ${next !== undefined ? html`<a href="${linkTo(page, { ...base, before: next })}" rel="next">${t('next')}</a>` : ''}</p>`;
-  return html`${f.warnings.map((w) => notice(w, false))}${table(t('transfers'), headers, cells, shown.map(rowAttrs))}${nav}`;
+  // The live script reloads the table from `data-src` (the filter as a GET link) when a row changes section or a new one comes.
+  return html`${f.warnings.map((w) => notice(w, false))}<div data-live-tables data-src="${linkTo(page, params.before !== undefined ? { ...base, before: params.before } : base)}">${table(t('transfers'), headers, cells, shown.map(rowAttrs))}</div>${nav}`;
 }
 
 function rowActions(r: PageRequest, page: string, rec: TransferRecord): Html {

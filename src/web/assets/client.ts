@@ -1,23 +1,60 @@
 /**
  * The one browser script of both areas (served as /res/app.js, an ES module): live rows from the
- * server-sent events stream named by `<body data-live>`. Each event is a snapshot of the running
- * transfers that changed; rows carry `data-key` and cells `data-col`. Nothing accumulates in the
- * page: cells are overwritten, a finished transfer is marked, and the stream reconnects by itself.
+ * server-sent events stream named by `<body data-live>`. Each event is a snapshot of the transfers
+ * that changed (engine events and database rows); rows carry `data-key`, `data-owner`, `data-info`
+ * and cells `data-col`. Cells are overwritten in place; when a shown row changes section (its
+ * UPDATEDINFO, or on the active view its step status) or a row this page lists appears
+ * (`data-live-match`), the `[data-live-tables]` boxes are fetched again (their `data-src`, else this
+ * URL) and replaced, at most once a second. `facts` events update the header (`data-fact`).
+ * Nothing accumulates in the page, and the stream reconnects by itself.
  */
 export const CLIENT_JS = `const live = document.body.dataset.live;
+const match = (document.body.dataset.liveMatch || '').split(',').filter(Boolean);
+const owner = document.body.dataset.liveOwner || '';
 const fmtRate = (b) => b >= 1048576 ? (b / 1048576).toFixed(1) + ' MB/s' : b >= 1024 ? (b / 1024).toFixed(1) + ' KB/s' : b + ' B/s';
+let reloading = false, again = false, lastReload = 0;
+async function reload() {
+  if (reloading) { again = true; return; }
+  reloading = true;
+  try {
+    const wait = 1000 - (Date.now() - lastReload);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    lastReload = Date.now();
+    const boxes = [...document.querySelectorAll('[data-live-tables]')];
+    if (boxes.length === 0) return;
+    const res = await fetch(boxes[0].dataset.src || location.href, { credentials: 'same-origin' });
+    if (!res.ok) return;
+    const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelectorAll('[data-live-tables]');
+    boxes.forEach((b, i) => { if (fresh[i]) b.replaceChildren(...fresh[i].childNodes); });
+  } catch { /* the next change tries again */ } finally {
+    reloading = false;
+    if (again) { again = false; void reload(); }
+  }
+}
 function apply(t) {
-  const row = document.querySelector('tr[data-key="' + CSS.escape(t.key) + '"]');
-  if (!row) return;
-  const set = (col, text) => { const c = row.querySelector('[data-col="' + col + '"]'); if (c && c.textContent !== text) c.textContent = text; };
-  set('rank', String(t.rank));
-  set('step', t.step);
-  set('status', t.status);
-  set('rate', t.end ? '' : fmtRate(t.rate));
-  set('running', t.end ? '' : '\\u25cf');
-  const p = row.querySelector('progress[data-col="progress"]');
-  if (p) { if (t.size > 0) { p.max = t.size; p.value = Math.min(t.bytes, t.size); } else p.removeAttribute('value'); }
-  row.dataset.state = t.end ? 'ended' : 'running';
+  let shown = false, moved = false;
+  for (const row of document.querySelectorAll('tr[data-key="' + CSS.escape(t.key) + '"]')) {
+    if (t.owner && row.dataset.owner && row.dataset.owner !== t.owner) continue;
+    shown = true;
+    const set = (col, text) => { const c = row.querySelector('[data-col="' + col + '"]'); if (c && text !== undefined && c.textContent !== text) c.textContent = text; };
+    set('rank', String(t.rank));
+    set('step', t.step);
+    set('status', t.status);
+    set('statusName', t.statusName);
+    set('info', t.info);
+    set('stop', t.stop);
+    set('rate', t.end ? '' : fmtRate(t.rate));
+    set('running', t.end ? '' : '\\u25cf');
+    const p = row.querySelector('progress[data-col="progress"]');
+    const max = t.size > 0 ? t.size : Number(p?.getAttribute('max') || 0);
+    if (p && max > 0) { p.max = max; p.value = t.info === 'DONE' ? max : Math.min(t.bytes, max); }
+    row.dataset.state = t.end ? 'ended' : 'running';
+    const box = row.closest('[data-live-tables]');
+    if (t.info && row.dataset.info !== t.info) { moved ||= box !== null; row.dataset.info = t.info; }
+    if (t.status && box?.hasAttribute('data-live-steps') && row.dataset.status !== t.status) { moved = true; row.dataset.status = t.status; }
+  }
+  const mine = !owner || !t.owner || t.owner === owner;
+  return moved || (!shown && t.info !== undefined && mine && (match.includes('*') || match.includes(t.info)));
 }
 if (live && 'EventSource' in window) {
   const status = document.createElement('p');
@@ -29,7 +66,15 @@ if (live && 'EventSource' in window) {
   const source = new EventSource(live);
   source.addEventListener('open', () => { status.classList.add('live-on'); label.textContent = document.documentElement.lang === 'fr' ? 'En direct' : 'Live'; });
   source.addEventListener('error', () => { status.classList.remove('live-on'); label.textContent = ''; });
-  source.addEventListener('transfers', (e) => { for (const t of JSON.parse(e.data)) apply(t); });
+  source.addEventListener('transfers', (e) => {
+    let stale = false;
+    for (const t of JSON.parse(e.data)) stale = apply(t) || stale;
+    if (stale) void reload();
+  });
+  source.addEventListener('facts', (e) => {
+    const f = JSON.parse(e.data);
+    for (const dd of document.querySelectorAll('[data-fact]')) { const v = f[dd.dataset.fact]; if (typeof v === 'string' && dd.textContent !== v) dd.textContent = v; }
+  });
 }
 for (const form of document.querySelectorAll('form[data-confirm]')) {
   form.addEventListener('submit', (e) => { if (!confirm(form.dataset.confirm)) e.preventDefault(); });

@@ -1,0 +1,138 @@
+// Live and right (issue 35): the monitoring and administration pages show a transfer within 2 s of
+// its creation whatever wrote it, move it between sections as its state changes, and keep the header
+// figures live. Another writer on hosta's database (a store opened by this test process: what a CLI
+// client or a cluster member does) inserts and advances a row; the server's own scheduler runs a
+// transfer created after the pages opened. Debian's chromium through playwright-core, real servers.
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/model/error-code.js';
+import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
+import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
+import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { transferRecord } from '../helpers/transfer-record.js';
+import { waitFor } from '../helpers/wait.js';
+import { killNodes, rowOf, SEND_RULE, writePatternFile } from '../transfer/servers.js';
+import { launchBrowser } from './browser.js';
+import { startWebPair, type WebPair } from './web-nodes.js';
+
+let box: Sandbox;
+let web: WebPair | undefined;
+let browser: Browser;
+/** Another writer on hosta's database. */
+let other: Store;
+const monitor = (): string => web!.monitor;
+
+beforeAll(async () => {
+  box = sandbox();
+  // 2 MB/s on the sender: the transfer runs for seconds, long enough to see the header move.
+  web = await startWebPair(box, { rules: SEND_RULE, limit: '<globallimit>2097152</globallimit>' }, { rules: SEND_RULE });
+  other = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${web.a.db}`), { hostId: 'hosta' });
+  browser = await launchBrowser();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await other?.close();
+  killNodes(web?.a, web?.b);
+  box?.cleanup();
+});
+
+async function open(url: string, https = false): Promise<Page> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: https, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  return page;
+}
+
+async function adminPage(path: string): Promise<Page> {
+  const page = await open(`${web!.admin}/index.html`, true);
+  await page.getByLabel('Host id').fill('admin');
+  await page.getByLabel('Password').fill('password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(/index\.html/);
+  await page.goto(`${web!.admin}/${path}`);
+  return page;
+}
+
+/** The caption of the table holding the row, or null when the page does not show it. */
+async function sectionOf(page: Page, key: string): Promise<string | null> {
+  return page.evaluate((k) => document.querySelector(`tr[data-key="${k}"]`)?.closest('table')?.querySelector('caption')?.firstChild?.textContent?.trim() ?? null, key);
+}
+
+const cell = (page: Page, key: string, col: string): Promise<string | null> => page.evaluate(([k, c]) => document.querySelector(`tr[data-key="${k}"] [data-col="${c}"]`)?.textContent ?? null, [key, col]);
+
+/** Waits until `check` holds on the page; returns the milliseconds since `since`. */
+async function within(ms: number, since: number, what: string, check: () => Promise<boolean>): Promise<number> {
+  await waitFor(check, { what, timeoutMs: ms, intervalMs: 50 });
+  return Date.now() - since;
+}
+
+async function live(page: Page): Promise<void> {
+  await page.locator('.live-on').waitFor({ timeout: 10_000 });
+}
+
+describe('live pages from the database, in chromium', () => {
+  it('a row written by another process appears within 2 s, moves To submit -> Running -> Done, its columns follow the row', async () => {
+    const [all, active, done] = [await open(`${monitor()}/all`), await open(`${monitor()}/active`), await open(`${monitor()}/done`)];
+    const listing = await adminPage('Listing.html');
+    for (const p of [all, active, done, listing]) await live(p);
+    const id = 9_000_000_001n;
+    const key = `${id}.hosta.hostb`;
+    const ref = { specialId: id, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' };
+    // Scheduled for tomorrow: listed by /all and the admin Listing, not yet by /active (start <= now).
+    let t0 = Date.now();
+    await other.runner.insert(transferRecord(id, { ...ref, idRule: 'send', updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + 86_400_000), stop: new Date() }));
+    const appeared = await within(2000, t0, 'the new row on /all', async () => (await sectionOf(all, key)) !== null);
+    await within(2000, t0, 'the new row in the admin Listing', async () => (await listing.locator(`tr[data-key="${key}"]`).count()) === 1);
+    expect(await cell(all, key, 'info')).toBe('TOSUBMIT');
+
+    // Another member runs it: /active lists it under Running, /all says RUNNING, the rank follows.
+    t0 = Date.now();
+    await other.runner.updateState(ref, { updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, rank: 10, start: new Date() });
+    const running = await within(2000, t0, 'the row under Running on /active', async () => (await sectionOf(active, key)) === 'Running');
+    await within(2000, t0, 'RUNNING on /all', async () => (await cell(all, key, 'info')) === 'RUNNING');
+    expect(await cell(active, key, 'info')).toBe('RUNNING');
+    expect(await cell(active, key, 'step')).toBe('TRANSFERTASK');
+    t0 = Date.now();
+    await other.runner.updateRank(ref, 6144);
+    await within(2000, t0, 'the stored rank on /active', async () => (await cell(active, key, 'rank')) === '6144');
+
+    // It ends: gone from /active, listed by /done, DONE everywhere.
+    t0 = Date.now();
+    await other.runner.updateState(ref, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk });
+    const ended = await within(2000, t0, 'the row under Done on /done', async () => (await sectionOf(done, key)) !== null);
+    await within(2000, t0, 'the row gone from /active', async () => (await sectionOf(active, key)) === null);
+    await within(2000, t0, 'DONE in the Listing', async () => (await cell(listing, key, 'info')) === 'DONE');
+    expect(await cell(all, key, 'statusName')).toBe('CompleteOk');
+    console.log(`live rows from another writer: appeared ${appeared} ms, moved to Running ${running} ms, to Done ${ended} ms`);
+    for (const p of [all, active, done, listing]) await p.context().close();
+  }, 60_000);
+
+  it('a transfer this server runs, created after the page opened, appears, moves to Done, and the header bandwidth moves', async () => {
+    await writePatternFile(join(web!.a.home, 'out', 'live.bin'), 8 * 1024 * 1024);
+    const active = await open(`${monitor()}/active`);
+    const done = await open(`${monitor()}/done`);
+    await live(active);
+    await live(done);
+    const creator = await adminPage('CreateTransfer.html');
+    await creator.getByLabel('Host', { exact: true }).fill('hostb');
+    await creator.getByLabel('Rule').fill('send');
+    await creator.getByLabel('File', { exact: true }).fill('live.bin');
+    const t0 = Date.now();
+    await creator.getByRole('button', { name: 'Create transfer' }).click();
+    const id = BigInt(/Submit: (\d+)/.exec((await creator.getByRole('status').first().textContent()) ?? '')![1]!);
+    const key = `${id}.hosta.hostb`;
+    const appeared = await within(2000, t0, 'the new transfer on /active', async () => (await sectionOf(active, key)) !== null);
+    await within(10_000, t0, 'the transfer under Running', async () => (await sectionOf(active, key)) === 'Running');
+    const bandwidth = active.locator('[data-fact="bandwidth"]');
+    await waitFor(async () => !/OUT:0Mbits/.test((await bandwidth.textContent()) ?? ''), { what: 'the header bandwidth OUT moving', timeoutMs: 10_000 });
+    expect(await active.locator('[data-fact="channels"]').textContent()).not.toBe('0');
+    await waitFor(async () => Number((await rowOf(web!.a, id))?.updatedinfo) === UpdatedInfo.DONE, { what: 'the transfer done', timeoutMs: 30_000 });
+    const t1 = Date.now();
+    await within(2000, t1, 'the transfer gone from /active', async () => (await sectionOf(active, key)) === null);
+    await within(2000, t1, 'the transfer on /done', async () => (await sectionOf(done, key)) !== null);
+    console.log(`live rows of this server: appeared ${appeared} ms after the Create click`);
+    for (const p of [active, done, creator]) await p.context().close();
+  }, 60_000);
+});
