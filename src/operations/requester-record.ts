@@ -73,9 +73,8 @@ export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRe
   // The partner entry read here is the one the first attempt opens its channel with.
   const host = await deps.partner(req.partner);
   if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
-  if (req.partner === deps.hostId || req.partner === deps.sslHostId) {
-    throw new R66Error(`a transfer from ${req.partner} to itself is not possible`, ErrorCode.LoopSelfRequestedHost);
-  }
+  // A transfer to this host itself is accepted as the original does (one row; the requested side
+  // keeps its state in memory, transfer/requested.ts).
   const requester = host.isSsl ? deps.sslHostId ?? deps.hostId : deps.hostId;
   if (req.id !== undefined) {
     const existing = await deps.runner.get({ specialId: req.id, requester, requested: req.partner, ownerReq: deps.hostId });

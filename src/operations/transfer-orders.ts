@@ -127,9 +127,6 @@ export class TransferOrders {
   private async partnerHost(partner: string): Promise<Host> {
     const host = await this.partnerOf(partner);
     if (host === undefined) throw new TransferError(ErrorCode.NotKnownHost, `partner ${partner} is not known`, { details: { reason: 'unknownPartner', partner } });
-    if (partner === this.opts.hostId || partner === this.opts.sslHostId) {
-      throw new TransferError(ErrorCode.LoopSelfRequestedHost, `a transfer from ${partner} to itself is not possible`);
-    }
     return host;
   }
 

@@ -22,6 +22,15 @@ import { TransferSession } from './session.js';
 import { updateInfoMap } from '../tasks/index.js';
 import { requestedRecord } from './new-record.js';
 
+/**
+ * The row of the requested side of a request from this host to itself (the original's
+ * DbTaskRunner.isSelfRequest): the requester's row is the transfer's only row (same key), so this
+ * side keeps its state in memory and writes nothing.
+ */
+const SELF_REQUEST_ROW = {
+  insert: async () => undefined, update: async () => true, updateState: async () => true, updateRank: async () => true,
+} as unknown as EngineCore['runner'];
+
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
   return { ...p, way: 1, code };
 }
@@ -52,12 +61,15 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
     specialId = await core.nextTransferId();
   }
   const key = { specialId, requester: partner.hostId, requested: ctx.ownHostId, ownerReq: core.ownerId };
-  if (core.running.has(runningKey(key))) {
+  // A request from this host to itself: one row (the requester's); this side runs beside it.
+  const self = partner.hostId === ctx.ownHostId;
+  const rk = self ? `${runningKey(key)} self-requested` : runningKey(key);
+  if (core.running.has(rk)) {
     await channel.send(answerWith(p, ErrorCode.QueryStillRunning));
     return;
   }
   const isSender = !isSendMode(p.mode);
-  const existing = await core.runner.get(key);
+  const existing = self ? undefined : await core.runner.get(key);
   if (existing && (existing.updatedInfo === UpdatedInfo.DONE || existing.globalStep === TaskStep.ALLDONETASK)) {
     await channel.send(answerWith(p, ErrorCode.QueryAlreadyFinished));
     return;
@@ -75,10 +87,9 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
     record = requestedRecord({ key, rule, mode: p.mode, isSender, blockSize, filename: p.filename, fileInfo: p.fileInformation, size: p.length, now: new Date() });
   }
   // A new row is inserted by its first write (before the first pre-task or the answer).
-  const row = new RunnerRow(core.runner, record, existing !== undefined);
+  const row = self ? new RunnerRow(SELF_REQUEST_ROW, record, true) : new RunnerRow(core.runner, record, existing !== undefined);
   const dirs = ruleDirectories(rule, core.directories);
   const session = new TransferSession({ core, row, rule, dirs, channel, partner, isRequester: false, isSender });
-  const rk = runningKey(record);
   core.running.set(rk, { record, abort: (e) => session.abort(e) });
   core.emitStart(record);
   try {
