@@ -151,8 +151,7 @@ function composeAdminOrders(runtime: ServerRuntime, network: R66Network, transfe
       transfers.engine.blockRequests(block);
       notifyBlockOrder(block, partnerId);
     },
-    shutdown: (restart) => runtime.requestShutdown(restart),
-  }, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+  }, handlers.restOf('valid'), handlers.restOf('jsonCommand'), handlers.restOf('shutdown'));
   handlers.registerSubKinds('valid', ADMIN_ORDER_SUBTYPES, orders.valid, 'admin orders');
   handlers.registerSubKinds('jsonCommand', ADMIN_ORDER_JSON_SUBTYPES, orders.jsonCommand, 'admin orders');
   handlers.register('blockRequest', orders.blockRequest, 'block order');

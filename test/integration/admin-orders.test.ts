@@ -285,6 +285,8 @@ describe('no request of the protocol is answered Unimplemented', () => {
       ['test', { kind: 'test', header: 'MSG', middle: 'hi', counter: 100 }],
       ['businessRequest', { kind: 'businessRequest', header: 'org.x.Unknown arg', delay: 0, way: 0 }],
       ['blockRequest', { kind: 'blockRequest', block: false, key: ADMIN_KEY }],
+      // With a wrong key: refused (the right one would stop hosta).
+      ['shutdown', { kind: 'shutdown', key: deriveWireKey('wrong'), restart: false }],
     ];
     const answers = await Promise.all(cases.map(async ([name, p]) => [name, await answerTo(p)] as const));
     const unimplemented = answers.filter(([, ans]) =>
@@ -299,6 +301,9 @@ describe('no request of the protocol is answered Unimplemented', () => {
     expect(by.get('jsonCommand 99 JsonPacket')).toMatchObject({ kind: 'jsonCommand', result: 'c', command: { comment: 'Invalid command', requestUserPacket: 99 } });
     expect(by.get('jsonCommand 19 StopOrCancelJsonPacket')).toMatchObject({ result: 'c' });
     expect(by.get('jsonCommand 24 ShutdownOrBlockJsonPacket')).toMatchObject({ code: ErrorCode.RemoteError, message: 'Invalid Shutdown comand' });
+    expect(by.get('shutdown')).toMatchObject({ kind: 'error', code: ErrorCode.RemoteError, message: 'Invalid Shutdown comand' });
+    expect(by.get('valid 7')).toMatchObject({ kind: 'error', code: ErrorCode.IncorrectCommand });
+    expect(by.get('valid 19')).toMatchObject({ kind: 'valid', middle: 'O', subType: PacketType.REQUESTUSER });
     expect(by.get('jsonCommand 12 ConfigImportJsonPacket')).toMatchObject({ result: 'T' });
     // hosta still serves.
     expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });

@@ -35,5 +35,10 @@ it('lists who answers which request kind and sub-kind', async () => {
     { kind: 'jsonCommand', subKinds: 'rest', name: 'jsonCommand' },
     { kind: 'businessRequest', subKinds: 'rest', name: 'business requests' },
     { kind: 'shutdown', subKinds: 'rest', name: 'shutdown order' },
+    // Issue 38: the original's bandwidth, configuration import and block orders; Valid's bottom row.
+    { kind: 'valid', subKinds: [PacketType.CONFIMPORT, PacketType.BANDWIDTH], name: 'admin orders' },
+    { kind: 'jsonCommand', subKinds: [PacketType.CONFIMPORT, PacketType.BANDWIDTH, PacketType.BLOCKREQUEST], name: 'admin orders' },
+    { kind: 'blockRequest', subKinds: 'rest', name: 'block order' },
+    { kind: 'valid', subKinds: 'rest', name: 'valid' },
   ]));
 });

@@ -69,7 +69,8 @@ export function parseLegacyTimestamp(text: string): Date | undefined {
   return new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms);
 }
 
-function checkRole(source: AdminExportSource, ctx: RequestContext, role: number): void {
+/** The role check of the admin orders: this host's own ids, or every bit of `role` (packets §17). */
+export function checkRole(source: Pick<AdminExportSource, 'ownIds' | 'roleOf'>, ctx: RequestContext, role: number): void {
   const caller = ctx.partner.hostId;
   if (source.ownIds.includes(caller) || hasRole(source.roleOf(ctx.partner), role)) return;
   throw new R66Error(missingRoleMessage(caller, role), ErrorCode.BadAuthent);

@@ -12,22 +12,22 @@
  * - block / unblock of new requests (ServerShutdown -block/-unblock), role SYSTEM and the admin
  *   key: `BlockRequest` answered `Valid("Block new request"|"Unblock new request", "O", 15)`;
  *   `JsonCommand(ShutdownOrBlockJsonPacket, 24)` answered with the same object, that comment, `O`,
- *   15, or, with `shutdownOrBlock`, the shutdown order (shutdown-order.ts).
+ *   15, or, with `shutdownOrBlock`, the shutdown order (the Shutdown packet's row, shutdown-order.ts).
  *
  * The work belongs to the server (the live limits, the import, the block state of the engine) and
  * is plugged in through AdminOrderSource: the same services REST and the web pages use.
  */
-import { hasRole, missingRoleMessage, Role } from '../../config/index.js';
+import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode, type ErrorCodeInfo } from '../../model/error-code.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
 import {
   decodeValidCommand, newJsonCommand, PacketType, ProtocolError, wireKeyMatches,
-  type BlockRequestPacket, type JsonCommandPacket, type ValidPacket,
+  type BlockRequestPacket, type JsonCommandPacket, type ShutdownPacket, type ValidPacket,
 } from '../../protocol/index.js';
 import { R66Error } from '../errors.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 import type { AuthenticatedPartner } from '../partner.js';
-import { shutdownOrderHandler } from './shutdown-order.js';
+import { checkRole } from './admin-exports.js';
 
 /** The four live limits in bytes per second (0 = unlimited). */
 export interface LiveFourLimits {
@@ -61,8 +61,6 @@ export interface AdminOrderSource {
   importConfig(items: Partial<Record<ImportItem, ImportItemAsk>>, partnerId: string): Promise<Partial<Record<ImportItem, boolean>>>;
   /** Blocks (true) or unblocks new transfer requests. */
   block(block: boolean, partnerId: string): void;
-  /** The shutdown order of the JSON form (ShutdownOrBlockJsonPacket with shutdownOrBlock). */
-  shutdown(restart: boolean): void;
 }
 
 export const ADMIN_ORDER_SUBTYPES: ReadonlySet<number> = new Set([PacketType.CONFIMPORT, PacketType.BANDWIDTH]);
@@ -70,12 +68,6 @@ export const ADMIN_ORDER_JSON_SUBTYPES: ReadonlySet<number> = new Set([PacketTyp
 
 const BLOCK_TEXT = 'Block new request';
 const UNBLOCK_TEXT = 'Unblock new request';
-
-function checkRole(source: AdminOrderSource, ctx: RequestContext, role: number): void {
-  const caller = ctx.partner.hostId;
-  if (source.ownIds.includes(caller) || hasRole(source.roleOf(ctx.partner), role)) return;
-  throw new R66Error(missingRoleMessage(caller, role), ErrorCode.BadAuthent);
-}
 
 /** The block order's checks (§9.12): SYSTEM (or this host) and the admin key; else `Invalid Block comand` (sic), R. */
 function checkAdminKey(source: AdminOrderSource, ctx: RequestContext, key: Uint8Array | null): void {
@@ -105,8 +97,9 @@ export function adminOrderHandlers(
   source: AdminOrderSource,
   restValid: RequestHandler,
   restJson: RequestHandler,
+  /** The Shutdown packet's row (shutdown-order.ts): the JSON order with `shutdownOrBlock` is that order. */
+  shutdown: RequestHandler,
 ): { valid: RequestHandler<'valid'>; jsonCommand: RequestHandler<'jsonCommand'>; blockRequest: RequestHandler<'blockRequest'> } {
-  const shutdown = shutdownOrderHandler({ adminPassword: source.adminPassword, ownIds: source.ownIds, roleOf: (p) => source.roleOf(p), shutdown: (r) => source.shutdown(r) });
 
   const block = (ctx: RequestContext, blocked: boolean): string => {
     source.block(blocked, ctx.partner.hostId);
@@ -195,7 +188,7 @@ export function adminOrderHandlers(
       return;
     }
     if (cmd !== null && p.subType === PacketType.BLOCKREQUEST && cmd.jsonClass === 'ShutdownOrBlockJsonPacket') {
-      if (cmd.shutdownOrBlock) return shutdown(ctx, { kind: 'shutdown', key: cmd.key ?? Buffer.alloc(0), restart: cmd.restartOrBlock });
+      if (cmd.shutdownOrBlock) return shutdown(ctx, { kind: 'shutdown', key: cmd.key ?? Buffer.alloc(0), restart: cmd.restartOrBlock } satisfies ShutdownPacket);
       checkAdminKey(source, ctx, cmd.key);
       const comment = block(ctx, cmd.restartOrBlock);
       await ctx.channel.send({ kind: 'jsonCommand', command: { ...cmd, comment, requestUserPacket: p.subType }, result: ErrorCode.CompleteOk.char, subType: PacketType.REQUESTUSER });
