@@ -81,6 +81,10 @@ describe('bandwidth (ChangeBandwidthLimits, role LIMIT)', () => {
     expect(set).toEqual({ kind: 'valid', header: 'Bandwidth changed', middle: 'O', subType: PacketType.REQUESTUSER });
     // Truncated to a multiple of 10; -1 keeps the read session limit, lowered to its global one.
     expect(await v1Bandwidth()).toMatchObject({ writeglobal: 250000, readglobal: 250000, writesession: 250000, readsession: 250000 });
+    // An incomplete form is the get; a value that is not a number is an incorrect command (n).
+    expect(await order(ops, 'hosta', { kind: 'valid', header: '1000', middle: '', subType: PacketType.BANDWIDTH }))
+      .toEqual({ kind: 'valid', header: '250000 250000 250000 250000', middle: 'O', subType: PacketType.REQUESTUSER });
+    expect((await refusal(ops, { kind: 'valid', header: '1000 x', middle: '10 10', subType: PacketType.BANDWIDTH })).code).toBe(ErrorCode.IncorrectCommand);
   });
 
   it('JSON: the same object with the values now in force, O; 0 lifts every limit', async () => {

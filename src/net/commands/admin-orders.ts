@@ -85,6 +85,22 @@ function decodeValid(p: ValidPacket): ReturnType<typeof decodeValidCommand> {
   }
 }
 
+type BandwidthAsk = Parameters<AdminOrderSource['bandwidth']['change']>[0];
+
+/**
+ * The legacy bandwidth order: `"<wg> <rg>"`, `"<ws> <rs>"`; an incomplete form (`-1`, one value,
+ * empty) is the get (bandwidth.md §4.1): null. A value that is not a number is an incorrect command.
+ */
+function legacyBandwidth(p: ValidPacket): BandwidthAsk | null {
+  const [g, s] = [p.header, p.middle].map((t) => t.trim().split(/\s+/).filter((x) => x !== '')) as [string[], string[]];
+  if (g.length < 2 || s.length < 2) return null;
+  const n = (x: string): bigint => {
+    if (!/^-?\d{1,19}$/.test(x)) throw new R66Error(`bandwidth values must be numbers of bytes per second, got ${JSON.stringify(x.slice(0, 40))}`, ErrorCode.IncorrectCommand);
+    return BigInt(x);
+  };
+  return { writeGlobal: n(g[0]!), readGlobal: n(g[1]!), writeSession: n(s[0]!), readSession: n(s[1]!) };
+}
+
 /** O when every asked item was imported, T when one failed or nothing was asked (the original's codes). */
 function importCode(asked: number, result: Partial<Record<ImportItem, boolean>>): ErrorCodeInfo {
   const ok = Object.values(result).filter((v) => v === true).length;
@@ -120,20 +136,20 @@ export function adminOrderHandlers(
   };
 
   const valid: RequestHandler<'valid'> = async (ctx, p: ValidPacket) => {
-    const cmd = decodeValid(p);
-    if (cmd.cmd === 'bandwidth') {
+    if (p.subType === PacketType.BANDWIDTH) {
       checkRole(source, ctx, Role.LIMIT);
-      let header: string;
-      if (cmd.global === null || cmd.session === null) {
+      const ask = legacyBandwidth(p);
+      let header = 'Bandwidth changed';
+      if (ask === null) {
         const l = source.bandwidth.current();
         header = `${l.writeGlobal} ${l.readGlobal} ${l.writeSession} ${l.readSession}`;
       } else {
-        source.bandwidth.change({ writeGlobal: cmd.global.write, readGlobal: cmd.global.read, writeSession: cmd.session.write, readSession: cmd.session.read }, ctx.partner.hostId);
-        header = 'Bandwidth changed';
+        source.bandwidth.change(ask, ctx.partner.hostId);
       }
       await ctx.channel.send({ kind: 'valid', header, middle: ErrorCode.CompleteOk.char, subType: PacketType.REQUESTUSER });
       return;
     }
+    const cmd = decodeValid(p);
     if (cmd.cmd === 'configImport') {
       // An empty file part asks nothing for that item (packets §5.1).
       const items: Partial<Record<ImportItem, ImportItemAsk>> = {};
