@@ -70,9 +70,13 @@ ${frame.refresh ? new Html(`<meta http-equiv="refresh" content="${Math.max(1, Ma
 <main id="main" tabindex="-1">${body}</main></body></html>`.text;
 }
 
-/** A table with a caption; `rows` are already-rendered cells; `rowAttrs` adds data attributes per row. */
-export function table(caption: string, headers: string[], rows: Html[][], rowAttrs: Array<Html | undefined> = []): Html {
-  return html`<div class="scroll"><table><caption>${caption} <span class="count">(${rows.length})</span></caption>
+/**
+ * A table with a caption in its own scroller; `rows` are already-rendered cells; `rowAttrs` adds
+ * data attributes per row; `pinLast` keeps the last column (the row actions) at the scroller's right
+ * edge on wide screens, so the buttons stay in view however wide the table.
+ */
+export function table(caption: string, headers: string[], rows: Html[][], rowAttrs: Array<Html | undefined> = [], opts: { pinLast?: boolean } = {}): Html {
+  return html`<div class="scroll"><table${opts.pinLast ? new Html(' class="pin-last"') : ''}><caption>${caption} <span class="count">(${rows.length})</span></caption>
 <thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
 <tbody>${rows.map((cells, i) => html`<tr ${rowAttrs[i] ?? ''}>${cells.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table></div>`;
 }

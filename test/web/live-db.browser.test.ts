@@ -136,3 +136,55 @@ describe('live pages from the database, in chromium', () => {
     for (const p of [active, done, creator]) await p.context().close();
   }, 60_000);
 });
+
+/** How far the page itself scrolls sideways (0: it fits), and the widest offenders when it does not. */
+async function overflow(page: Page): Promise<{ px: number; culprits: string[] }> {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    const px = root.scrollWidth - root.clientWidth;
+    const culprits = px <= 0 ? [] : [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > root.clientWidth + 1 && !e.closest('.scroll'))
+      .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+    return { px, culprits };
+  });
+}
+
+describe('every page fits the screen, in chromium', () => {
+  const MONITORING = ['/', '/active', '/error', '/done', '/all', '/status', '/spooled', '/spooleddetail?DETAIL=1'];
+  const ADMIN = ['index.html', 'Listing.html', 'CancelRestart.html', 'CreateTransfer.html', 'Export.html', 'Hosts.html', 'Rules.html', 'System.html', 'Spooled.html'];
+
+  it('no page scrolls sideways at 1280 px or 390 px; tables scroll inside themselves; the Actions column is reachable', async () => {
+    // A row with a long file name and information, so the tables are wider than a phone.
+    const ref = { specialId: 9_000_000_002n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' };
+    await other.runner.insert(transferRecord(ref.specialId, { ...ref, idRule: 'send', updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + 86_400_000), filename: `/out/${'a-rather-long-directory-name/'.repeat(4)}file.bin` }));
+    const adm = await adminPage('index.html');
+    const mon = await open(`${monitor()}/`);
+    for (const width of [1280, 390]) {
+      for (const [page, base, paths] of [[mon, monitor(), MONITORING], [adm, web!.admin, ADMIN]] as const) {
+        await page.setViewportSize({ width, height: 800 });
+        for (const path of paths) {
+          await page.goto(`${base}/${path.replace(/^\//, '')}`);
+          expect(await overflow(page), `${path} at ${width} px`).toEqual({ px: 0, culprits: [] });
+        }
+      }
+      // CancelRestart: the row's Stop button is on screen once scrolled to, inside the table's own scroller.
+      await adm.goto(`${web!.admin}/CancelRestart.html`);
+      const stop = adm.getByRole('button', { name: `Stop ${ref.specialId}` });
+      expect(await stop.evaluate((b) => b.closest('.scroll') !== null)).toBe(true);
+      await stop.scrollIntoViewIfNeeded();
+      const box = await stop.boundingBox();
+      expect(box, `the Stop button at ${width} px`).not.toBeNull();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width, `the Stop button's right edge at ${width} px`).toBeLessThanOrEqual(width);
+      if (width === 1280) {
+        // Wide screens: the Actions column is pinned to the table's right edge, visible without scrolling sideways.
+        await adm.evaluate(() => window.scrollTo(0, 0));
+        await adm.locator('.scroll').last().evaluate((s) => { s.scrollLeft = 0; });
+        const pinned = await stop.boundingBox();
+        expect(pinned!.x + pinned!.width).toBeLessThanOrEqual(width);
+      }
+    }
+    await adm.context().close();
+    await mon.context().close();
+  }, 90_000);
+});

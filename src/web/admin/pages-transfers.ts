@@ -91,7 +91,7 @@ async function transferTable(r: PageRequest, page: string, actions: boolean, see
   const nav = html`<p class="pager">${params.before !== undefined ? html`<a href="${linkTo(page, base)}" rel="first">${t('firstPage')}</a> ` : ''}
 ${next !== undefined ? html`<a href="${linkTo(page, { ...base, before: next })}" rel="next">${t('next')}</a>` : ''}</p>`;
   // The live script reloads the table from `data-src` (the filter as a GET link) when a row changes section or a new one comes.
-  return html`${f.warnings.map((w) => notice(w, false))}<div data-live-tables data-src="${linkTo(page, params.before !== undefined ? { ...base, before: params.before } : base)}">${table(t('transfers'), headers, cells, shown.map(rowAttrs))}</div>${nav}`;
+  return html`${f.warnings.map((w) => notice(w, false))}<div data-live-tables data-src="${linkTo(page, params.before !== undefined ? { ...base, before: params.before } : base)}">${table(t('transfers'), headers, cells, shown.map(rowAttrs), { pinLast: actions })}</div>${nav}`;
 }
 
 function rowActions(r: PageRequest, page: string, rec: TransferRecord): Html {
@@ -153,7 +153,7 @@ export async function cancelRestartPage(r: PageRequest): Promise<PageAnswer> {
     if (!/^-?\d{1,19}$/.test(follow)) results.push(notice(`followId: '${follow}' is not a number`, false));
     else {
       const rows = await rest.store.runner.list({ ownerReq: owner, followId: BigInt(follow) }, { orderBy: 'start', descending: true, limit: 1000 });
-      searched = table(`${t('followId')} ${follow}`, [...TRANSFER_HEADERS, t('actions')], rows.map((rec) => [...transferCells(rec, rest.transfers?.isRunning(rec) ?? false), rowActions(r, 'CancelRestart.html', rec)]), rows.map(rowAttrs));
+      searched = table(`${t('followId')} ${follow}`, [...TRANSFER_HEADERS, t('actions')], rows.map((rec) => [...transferCells(rec, rest.transfers?.isRunning(rec) ?? false), rowActions(r, 'CancelRestart.html', rec)]), rows.map(rowAttrs), { pinLast: true });
     }
   }
   const search = html`<form class="panel" method="get" action="CancelRestart.html" role="search">${field(t('followId'), 'followId', params.followId)}<div class="actions"><button type="submit" name="ACTION" value="Search">${t('search')}</button></div></form>`;

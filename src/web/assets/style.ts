@@ -9,7 +9,7 @@ header{padding:.5rem 1rem;border-bottom:1px solid var(--line);background:var(--h
 .facts{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;margin:.25rem 0;font-size:.9rem}.facts div{display:flex;gap:.3rem}.facts dt{color:var(--mut)}.facts dd{margin:0}
 nav ul{display:flex;flex-wrap:wrap;gap:.25rem .9rem;list-style:none;padding:0;margin:.4rem 0 0}nav a[aria-current]{font-weight:bold;text-decoration:none}
 main{padding:1rem;max-width:100%}main:focus{outline:none}
-.scroll{overflow-x:auto;margin:0 0 1.25rem}table{border-collapse:collapse;font-size:.85rem;min-width:100%}
+.scroll{overflow:auto;max-height:85vh;max-width:100%;margin:0 0 1.25rem}thead th{position:sticky;top:0;z-index:1}table{border-collapse:collapse;font-size:.85rem;min-width:100%}
 caption{text-align:left;font-weight:600;padding:.3rem 0}.count{color:var(--mut);font-weight:normal}
 th,td{border:1px solid var(--line);padding:.25rem .4rem;text-align:left;vertical-align:top;white-space:nowrap}th{background:var(--head)}
 td.wrap{white-space:normal;max-width:24rem;overflow-wrap:anywhere}pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere;max-width:48rem;margin:0}
@@ -18,10 +18,11 @@ form.panel label{display:block;font-size:.85rem;color:var(--mut)}.field:has(text
 input,select,textarea{font:inherit;padding:.3rem;border:1px solid var(--line);border-radius:4px;width:100%;background:var(--bg);color:var(--fg)}input[type=checkbox]{width:auto}
 button{font:inherit;padding:.35rem .8rem;border:1px solid var(--acc);border-radius:4px;background:var(--acc);color:#fff;cursor:pointer}
 button.minor{background:transparent;color:var(--acc)}button.danger{background:var(--bad);border-color:var(--bad)}
+table.pin-last tr>:last-child{position:sticky;right:0;background:var(--bg);box-shadow:-2px 0 0 var(--line)}table.pin-last th:last-child{background:var(--head);z-index:2}
 form.inline{display:inline}td form.inline button{padding:.1rem .4rem;font-size:.8rem}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;grid-column:1/-1}
 .ok{color:var(--ok)}.bad{color:var(--bad)}p.ok,p.bad{font-weight:600}
 progress{width:6rem;vertical-align:middle}.fresh{color:var(--ok)}.late{color:#b36b00}.stale{color:var(--bad)}
 .live-dot{display:inline-block;width:.6rem;height:.6rem;border-radius:50%;background:var(--mut);margin-right:.3rem}.live-on .live-dot{background:var(--ok)}
-@media (max-width:40rem){main{padding:.5rem}.langs{float:none}th,td{white-space:normal}form.panel{grid-template-columns:1fr}}
+@media (max-width:40rem){main{padding:.5rem}table.pin-last tr>:last-child{position:static}.langs{float:none}th,td{white-space:normal}form.panel{grid-template-columns:1fr}}
 `;
