@@ -5,7 +5,18 @@
  * escapes, globbing, pipes or variables, which is what keeps file names from injecting anything.
  */
 
-export class CommandLineError extends Error {}
+/** The message names the problem only; the line (a rule's, with its credentials) is in `line`, for this host's log. */
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { maskTaskArgument } from '../model/rule-secrets.js';
+import type { TaskLogger } from './context.js';
+import { failure, type TaskResult } from './task.js';
+
+export class CommandLineError extends Error {
+  constructor(message: string, readonly line: string) {
+    super(message);
+    this.name = 'CommandLineError';
+  }
+}
 
 /** Words of `line`; throws CommandLineError on an unbalanced quote. */
 export function splitCommandLine(line: string): string[] {
@@ -35,7 +46,16 @@ export function splitCommandLine(line: string): string[] {
     }
     lastWasQuoted = false;
   }
-  if (quote) throw new CommandLineError(`unbalanced quotes in command line: ${line}`);
+  if (quote) throw new CommandLineError('unbalanced quotes in the command line of the rule', line);
   if (lastWasQuoted || current.length > 0) words.push(current);
   return words;
+}
+
+/**
+ * The failure of a task whose command line cannot be split: the line goes to this host's log
+ * (credentials masked), the partner is told the problem only (issue 32: it was shown the line).
+ */
+export function commandLineFailure(type: string, err: CommandLineError, logger: TaskLogger, code: ErrorCodeInfo = ErrorCode.ExternalOp): TaskResult {
+  logger.warn(`${type}: ${err.message}: ${maskTaskArgument(err.line)}`);
+  return failure(`${type}: ${err.message}; the line is in the log of the host that ran it`, code);
 }

@@ -19,7 +19,7 @@ export interface ExecRequest {
 export type ExecOutcome =
   | { kind: 'exited'; code: number; stdout: string; stderr: string }
   | { kind: 'timeout'; stdout: string; stderr: string }
-  | { kind: 'not-started'; notFound: boolean; message: string };
+  | { kind: 'not-started'; notFound: boolean; message: string; /** The system's reason alone (ENOENT...), without the program. */ reason: string };
 
 /** Keep the end of a stream: the last lines are what matter (EXECMOVE, error messages). */
 const MAX_KEEP = 1024 * 1024;
@@ -81,7 +81,8 @@ function runOnce(req: ExecRequest): Promise<ExecOutcome> {
     const timer = req.timeoutMs > 0 ? setTimeout(() => { timedOut = true; killGroup(child); }, req.timeoutMs) : undefined;
     child.once('error', (err: NodeJS.ErrnoException) => {
       if (timer) clearTimeout(timer);
-      resolve({ kind: 'not-started', notFound: err.code === 'ENOENT' || err.code === 'EACCES', message: `${req.program}: ${err.code ?? err.message}` });
+      const reason = err.code ?? err.message;
+      resolve({ kind: 'not-started', notFound: err.code === 'ENOENT' || err.code === 'EACCES', message: `${req.program}: ${reason}`, reason });
     });
     // 'close' waits for the output pipes, so the captured output is complete.
     child.once('close', (code, signal) => {
@@ -94,12 +95,12 @@ function runOnce(req: ExecRequest): Promise<ExecOutcome> {
 
 /**
  * `#NOWAIT#`: starts the program and returns at once; the program runs on detached. The time
- * limit still applies. Returns an error message when it could not be started.
+ * limit still applies. Returns the system's reason (ENOENT...) when it could not be started.
  */
 export function startDetached(req: ExecRequest): Promise<string | null> {
   return new Promise((resolve) => {
     const child = spawn(req.program, req.args, { shell: false, cwd: req.cwd, detached: true, stdio: 'ignore' });
-    child.once('error', (err: NodeJS.ErrnoException) => resolve(`${req.program}: ${err.code ?? err.message}`));
+    child.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     child.once('spawn', () => {
       if (req.timeoutMs > 0) {
         const timer = setTimeout(() => killGroup(child), req.timeoutMs);

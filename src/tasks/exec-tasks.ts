@@ -6,9 +6,10 @@
  * tasks never reach the LocalExec daemon either (the marker is detected too late).
  */
 import { existsSync } from 'node:fs';
-import { ErrorCode } from '../model/error-code.js';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { maskTaskArgument } from '../model/rule-secrets.js';
 import { repointCurrentFile, type TaskContext } from './context.js';
-import { CommandLineError } from './command-line.js';
+import { CommandLineError, commandLineFailure } from './command-line.js';
 import { absoluteNotExecutable, runProcess, startDetached, type ExecOutcome } from './exec-process.js';
 import { resolveTaskPath, toSlashes } from './paths.js';
 import { pipelineB } from './substitution.js';
@@ -25,6 +26,20 @@ interface Prepared {
   noWait: boolean;
 }
 
+/** The command line as this host's log shows it: words quoted where needed, credentials masked. */
+function loggedCommand(words: readonly string[]): string {
+  return maskTaskArgument(words.map((w) => (w === '' || /[\s"']/.test(w) ? JSON.stringify(w) : w)).join(' '));
+}
+
+/**
+ * A failure whose details (the program, the command line) stay in this host's log: the message
+ * becomes the error the partner receives, which must not show this host's command lines (issue 32).
+ */
+function localFailure(call: TaskInvocation, logged: string, told: string, code?: ErrorCodeInfo): TaskResult {
+  call.ctx.logger.warn(`${call.type}: ${logged}`);
+  return failure(`${call.type}: ${told}`, code);
+}
+
 /** Builds the command line, or the failure to report. */
 function prepare(call: TaskInvocation): Prepared | TaskResult {
   let words: string[];
@@ -32,12 +47,12 @@ function prepare(call: TaskInvocation): Prepared | TaskResult {
   try {
     ({ words, noWait } = pipelineB(call.argument, call.ctx));
   } catch (err) {
-    if (err instanceof CommandLineError) return failure(`${call.type}: ${err.message}`, ErrorCode.CommandNotFound);
+    if (err instanceof CommandLineError) return commandLineFailure(call.type, err, call.ctx.logger, ErrorCode.CommandNotFound);
     throw err;
   }
   const [program, ...args] = words;
   if (!program) return failure(`${call.type}: no program given`, ErrorCode.CommandNotFound);
-  if (absoluteNotExecutable(program)) return failure(`${call.type}: ${program} is not an executable file`, ErrorCode.CommandNotFound);
+  if (absoluteNotExecutable(program)) return localFailure(call, `${program} is not an executable file`, 'the program is not an executable file', ErrorCode.CommandNotFound);
   return { program, args, noWait };
 }
 
@@ -45,12 +60,19 @@ function lastLines(text: string, max = 5): string {
   return text.split('\n').map((l) => l.trim()).filter((l) => l !== '').slice(-max).join(' | ');
 }
 
-/** Failure for outcomes other than exit 0/1. */
-function abnormal(type: string, program: string, out: ExecOutcome, delay: number, textForError?: string): TaskResult {
-  if (out.kind === 'not-started') return failure(`${type}: cannot start ${out.message}`, out.notFound ? ErrorCode.CommandNotFound : ErrorCode.ExternalOp);
-  if (out.kind === 'timeout') return failure(execFailureMessage(-1, `${type}: ${program} killed after the time limit of ${delay} ms`));
-  const detail = textForError ?? lastLines(out.stderr);
-  return failure(execFailureMessage(out.code, detail || `${type}: ${program} exited with status ${out.code}`));
+/** Failure for outcomes other than exit 0/1; the command line is logged here, not told to the partner. */
+function abnormal(call: TaskInvocation, p: Prepared, out: ExecOutcome): TaskResult {
+  const { type, delay } = call;
+  const command = loggedCommand([p.program, ...p.args]);
+  if (out.kind === 'not-started') return localFailure(call, `cannot start ${command}: ${out.reason}`, `cannot start the program: ${out.reason}`, out.notFound ? ErrorCode.CommandNotFound : ErrorCode.ExternalOp);
+  if (out.kind === 'timeout') {
+    call.ctx.logger.warn(`${type}: ${command} killed after the time limit of ${delay} ms`);
+    return failure(execFailureMessage(-1, `${type}: the program was killed after the time limit of ${delay} ms`));
+  }
+  call.ctx.logger.warn(`${type}: ${command} exited with status ${out.code}`);
+  // The program's own last error lines go to the partner, as in the original (tasks.md §7).
+  const detail = lastLines(out.stderr);
+  return failure(execFailureMessage(out.code, detail || `${type}: the program exited with status ${out.code}`));
 }
 
 async function execute(call: TaskInvocation, prepared: Prepared, captureStdout: boolean): Promise<ExecOutcome> {
@@ -65,7 +87,7 @@ const execTask: TaskImplementation = {
     if (p.noWait) {
       // Detached: the exit code is ignored, as in the original; only a failure to start is reported.
       const err = await startDetached({ program: p.program, args: p.args, timeoutMs: call.delay, captureStdout: false, cwd: call.ctx.dirs.home });
-      return err === null ? success() : failure(`${call.type}: cannot start ${err}`, ErrorCode.CommandNotFound);
+      return err === null ? success() : localFailure(call, `cannot start ${loggedCommand([p.program, ...p.args])}: ${err}`, `cannot start the program: ${err}`, ErrorCode.CommandNotFound);
     }
     const out = await execute(call, p, false);
     if (out.kind === 'exited' && out.code === 0) return success();
@@ -74,7 +96,7 @@ const execTask: TaskImplementation = {
       call.ctx.logger.warn(`${call.type}: ${p.program} exited with status 1 (warning)`);
       return success();
     }
-    return abnormal(call.type, p.program, out, call.delay);
+    return abnormal(call, p, out);
   },
 };
 
@@ -101,7 +123,7 @@ const execMoveTask: TaskImplementation = {
       call.ctx.logger.warn(`${call.type}: ${p.program} exited with status 1 (warning); current file unchanged`);
       return warning();
     }
-    return abnormal(call.type, p.program, out, call.delay);
+    return abnormal(call, p, out);
   },
 };
 
@@ -121,7 +143,7 @@ const execOutputTask: TaskImplementation = {
     const p = prepare(call);
     if (!('program' in p)) return p;
     const out = await execute(call, p, true);
-    if (out.kind !== 'exited') return abnormal(call.type, p.program, out, call.delay);
+    if (out.kind !== 'exited') return abnormal(call, p, out);
     const output = out.stdout.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '').map((l) => `${l}\n`).join('');
     if (out.code === 0) return success(output);
     if (out.code === 1) {

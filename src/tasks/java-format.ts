@@ -23,8 +23,12 @@ function pad(text: string, width: number | undefined, left: boolean): string {
   return left ? text.padEnd(width) : text.padStart(width);
 }
 
-/** Formats `format` with string `args`; throws JavaFormatError where Java would throw. */
-export function javaFormat(format: string, args: readonly string[]): string {
+/**
+ * Formats `format` with string `args`; throws JavaFormatError where Java would throw. `inserted`
+ * (default none) rewrites each argument's text as it goes in, before case and padding, so a caller
+ * can tell inserted text from the format's own (pipeline B keeps quotes of values from being syntax).
+ */
+export function javaFormat(format: string, args: readonly string[], inserted: (text: string) => string = (t) => t): string {
   let out = '';
   let ordinary = 0; // index of the next non-indexed argument
   let last = -1; // last argument used, for `%<s`
@@ -66,7 +70,7 @@ export function javaFormat(format: string, args: readonly string[]): string {
     switch (conv) {
       case 's':
       case 'S':
-        text = arg;
+        text = inserted(arg);
         break;
       case 'b':
       case 'B':

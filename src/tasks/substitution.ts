@@ -61,11 +61,11 @@ function formatArguments(ctx: TaskContext): string[] | null {
 }
 
 /** Step A3 / B1: format, or keep the text as is when Java's Formatter would throw. */
-export function formatWithInfo(text: string, ctx: TaskContext): string {
+export function formatWithInfo(text: string, ctx: TaskContext, inserted?: (text: string) => string): string {
   const args = formatArguments(ctx);
   if (args === null) return text;
   try {
-    return javaFormat(text, args);
+    return javaFormat(text, args, inserted);
   } catch (err) {
     if (!(err instanceof JavaFormatError)) throw err;
     ctx.logger.debug(`task argument not formatted (${err.message}); used as is`);
@@ -98,9 +98,20 @@ export interface PipelineBResult {
 
 const MARKER_WORDS = new Set(MARKERS.map((m) => `\${${m}}`));
 
-/** Pipeline B on a raw rule argument. Throws CommandLineError on unbalanced quotes. */
+/**
+ * The characters of the transfer information that would be syntax once formatted into the line
+ * (quotes of the word split, `#`/`$` of the variables), each held by a private-use character while
+ * the line is split and given back in the words: a partner's `-info` with a `"` neither breaks the
+ * rule's command line nor adds or merges arguments, nor names a variable (issue 32).
+ */
+const HELD = ['"', "'", '#', '$'] as const;
+const HOLDER = (i: number): string => String.fromCharCode(0xe000 + i);
+const holdSyntax = (text: string): string => text.replace(/["'#$]/g, (c) => HOLDER(HELD.indexOf(c as (typeof HELD)[number])));
+const HELD_OR_VARIABLE = /\$\{([^}]+)\}|[\ue000-\ue003]/g;
+
+/** Pipeline B on a raw rule argument. Throws CommandLineError on unbalanced quotes (of the rule's own text). */
 export function pipelineB(argument: string, ctx: TaskContext): PipelineBResult {
-  const formatted = formatWithInfo(normalizeSpaces(argument), ctx);
+  const formatted = formatWithInfo(normalizeSpaces(argument), ctx, holdSyntax);
   const noWait = formatted.includes('#NOWAIT#');
   const localExec = formatted.includes('#LOCALEXEC#');
   const line = formatted.replace(/#([A-Z]+)#/g, '${$1}');
@@ -110,7 +121,8 @@ export function pipelineB(argument: string, ctx: TaskContext): PipelineBResult {
   for (const word of splitCommandLine(line)) {
     // A marker alone is a switch, not an argument: it must not leave an empty argument behind.
     if (MARKER_WORDS.has(word)) continue;
-    words.push(word.replace(/\$\{([^}]+)\}/g, (whole, name: string) => values.get(name) ?? whole));
+    // One pass: variable values go in as they are, held characters come back; neither is scanned again.
+    words.push(word.replace(HELD_OR_VARIABLE, (whole, name: string | undefined) => (name === undefined ? HELD[whole.charCodeAt(0) - 0xe000]! : values.get(name) ?? whole)));
   }
   return { words, noWait, localExec };
 }

@@ -2,7 +2,7 @@
  * Tasks that act on transfers or on the server through the engine: TRANSFER submits a new
  * transfer, RESTART restarts the server (tasks.md §8). RESCHEDULE lives in reschedule-task.ts.
  */
-import { CommandLineError } from './command-line.js';
+import { CommandLineError, commandLineFailure } from './command-line.js';
 import type { TaskContext, TransferSubmission } from './context.js';
 import { nowOf } from './context.js';
 import { pipelineB } from './substitution.js';
@@ -116,7 +116,7 @@ const transferTask: TaskImplementation = {
     try {
       words = pipelineB(argument, ctx).words;
     } catch (err) {
-      if (err instanceof CommandLineError) return failure(`${type}: ${err.message}`);
+      if (err instanceof CommandLineError) return commandLineFailure(type, err, ctx.logger);
       throw err;
     }
     if (words.length < 6) return failure(`${type}: at least 6 words expected (-to, -file, -rule ...), got ${words.length}`);

@@ -48,8 +48,35 @@ describe('EXEC', () => {
   it('an unknown program fails with c', async () => {
     expect(await runOne('EXEC', 'svc-no-such-program-xyz a', makeContext(env.home))).toMatchObject({ kind: 'failure', code: ErrorCode.CommandNotFound });
   });
-  it('unbalanced quotes fail with c', async () => {
-    expect(await runOne('EXEC', '/bin/true "a', makeContext(env.home))).toMatchObject({ kind: 'failure', code: ErrorCode.CommandNotFound });
+  it('unbalanced quotes of the rule fail with c; the partner is not told the command line, this host\'s log is (credentials masked)', async () => {
+    const ctx = makeContext(env.home);
+    const r = await runOne('EXEC', '/bin/true -pwd Hunter2 "a', ctx);
+    expect(r).toMatchObject({ kind: 'failure', code: ErrorCode.CommandNotFound });
+    if (r.kind === 'failure') expect(r.message).not.toMatch(/bin\/true|Hunter2|"a/);
+    expect(ctx.logger.text()).toContain('/bin/true -pwd ******** "a');
+    expect(ctx.logger.text()).not.toContain('Hunter2');
+  });
+  it('a partner\'s -info with quotes, # and $ (issue 32): each %s value stays one argument, exactly as sent, never syntax or a variable', async () => {
+    const out = join(env.home, 'args.txt');
+    const s = script('args.sh', `for a in "$@"; do printf '[%s]\\n' "$a" >> "${out}"; done`);
+    const ctx = makeContext(env.home);
+    ctx.transfer!.fileInfo = `a"b c'd #RULE# \${RULE} "" x'y"z`;
+    const r = await runOne('EXEC', `${s} %s %s %s %s %s %s "#RULE# %1$s" #NOWAIT-not %2$s`, ctx, 0);
+    expect(r).toEqual({ kind: 'success' });
+    expect(readFileSync(out, 'utf8')).toBe(`[a"b]\n[c'd]\n[#RULE#]\n[\${RULE}]\n[""]\n[x'y"z]\n[rule1 a"b]\n[#NOWAIT-not]\n[c'd]\n`);
+    // The same through EXECOUTPUT and a NOWAIT marker given by the partner: not a switch.
+    ctx.transfer!.fileInfo = '#NOWAIT# "';
+    expect(await runOne('EXECOUTPUT', `${s} %s %s`, ctx, 0)).toMatchObject({ kind: 'success' });
+    expect(readFileSync(out, 'utf8').endsWith('[#NOWAIT#]\n["]\n')).toBe(true);
+  });
+  it('a failing or missing program: the partner gets the status and the program\'s own error lines, not the program or its arguments', async () => {
+    const ctx = makeContext(env.home);
+    const missing = await runOne('EXEC', 'svc-no-such-program-xyz secretarg', ctx);
+    expect(missing).toMatchObject({ kind: 'failure', code: ErrorCode.CommandNotFound, message: 'EXEC: cannot start the program: ENOENT' });
+    expect(ctx.logger.text()).toContain('svc-no-such-program-xyz secretarg');
+    const quiet = await runOne('EXEC', `${script('quiet.sh', 'exit 3')} secretarg`, ctx);
+    expect(quiet).toMatchObject({ kind: 'failure', message: '<STATUS>3</STATUS><ERROR>EXEC: the program exited with status 3</ERROR>' });
+    expect(ctx.logger.text()).toMatch(/quiet\.sh secretarg exited with status 3/);
   });
   it('PATH programs run, relative to the home directory', async () => {
     const ctx = makeContext(env.home);
