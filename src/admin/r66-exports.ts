@@ -6,7 +6,7 @@
 import { effectiveRole, type ServerConfig } from '../config/index.js';
 import type { AdminExportSource, ConfigExportItem, HistoryOrder, HistoryResult } from '../net/commands/admin-exports.js';
 import type { Logger } from 'pino';
-import { notifySnmp } from '../monitor/snmp/hub.js';
+import type { Notify } from '../model/notifications.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import type { Store } from '../store/index.js';
 import { exportConfigV1, type ConfigItem } from './config-files.js';
@@ -37,7 +37,7 @@ export function roleOfPartner(config: ServerConfig): (partner: AuthenticatedPart
   return (partner) => effectiveRole(config.roles, partner.hostId, partner.host.adminRole);
 }
 
-export function adminExportSource(config: ServerConfig, store: () => Store, log: Logger): AdminExportSource {
+export function adminExportSource(config: ServerConfig, store: () => Store, log: Logger, notifications?: Notify): AdminExportSource {
   return {
     ownIds: ownIdsOf(config),
     roleOf: roleOfPartner(config),
@@ -54,7 +54,7 @@ export function adminExportSource(config: ServerConfig, store: () => Store, log:
     },
     notify: (message, partnerId) => {
       log.warn({ partner: partnerId }, message);
-      notifySnmp('warning', message, partnerId);
+      notifications?.('warning', message, partnerId);
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { RestConfig, ServerConfig } from '../config/index.js';
 import type { AuthGuard } from './auth-guard.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { Notify } from '../model/notifications.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { Store } from '../store/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
@@ -115,6 +116,8 @@ export interface RestServices {
   shutdown(restart: boolean): void;
   /** Blocks (true) or unblocks new transfer requests. */
   blockRequests(block: boolean): void;
+  /** SNMP notifications of the administration orders (the server's hub); absent: none. */
+  notify?: Notify;
   startedAt: Date;
   now(): Date;
 }

@@ -18,6 +18,7 @@ import { PushExporter } from './push/exporter.js';
 import { HttpPushTarget } from './push/http-target.js';
 import { pushTls, type PushTarget } from './push/target.js';
 import { SnmpService } from './snmp/agent.js';
+import type { NotificationHub } from './snmp/hub.js';
 import { loadMonitoringSettings, type MonitoringSettings } from './settings.js';
 
 /** What monitoring reads of the running host (src/server's ServerRuntime is one). */
@@ -25,6 +26,8 @@ export interface MonitorRuntime {
   readonly config: ServerConfig;
   readonly log: Logger;
   readonly store: Store;
+  /** The server's notification hub: the SNMP agent attaches its notifier to it. */
+  readonly notifications?: NotificationHub;
 }
 
 export interface MonitorDeps {
@@ -126,7 +129,7 @@ export class MonitorComponent {
     const service = new SnmpService(snmp, {
       hostId: config.hostId, port: config.server.useNoSsl ? config.network.serverPort : config.network.serverSslPort, store: () => this.runtime.store,
       engine: () => this.engine(), connections: () => network.incomingConnections + openOutgoing(network), minimalDelayMs: config.server.minimalDelay,
-      logger: log.child({ component: 'snmp' }),
+      logger: log.child({ component: 'snmp' }), ...(this.runtime.notifications ? { hub: this.runtime.notifications } : {}),
     });
     try {
       await service.start();

@@ -6,7 +6,6 @@
 import { effectiveRole } from '../config/index.js';
 import { parseBusiness } from '../config/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
-import { currentSnmpNotifier, notifySnmp } from '../monitor/snmp/hub.js';
 import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
 import { ADMIN_ORDER_JSON_SUBTYPES, ADMIN_ORDER_SUBTYPES, adminOrderHandlers } from '../net/commands/admin-orders.js';
 import { baseValidHandler } from '../net/commands/valid-base.js';
@@ -32,12 +31,12 @@ import { WebAreas } from '../web/component.js';
 export function extraComponents(runtime: ServerRuntime): Component[] {
   const network = new R66Network(runtime.config, () => ({
     findHost: (id) => runtime.store.hosts.get(id), findRule: (id) => runtime.store.rules.get(id), findTransfer: (key) => runtime.store.runner.get(key),
-  }), runtime.log, process.env, notifySnmp);
+  }), runtime.log, process.env, runtime.notifications.notify);
   // Task plug-ins (extendTaskFactory) are loaded and every rule checked before anything listens.
   const tasks = new ServerTasks(runtime);
   // RESTART (tasks.md §8): the ordered in-process restart, one second after the task succeeded.
   const restarter = { restartAfter: (ms: number) => void setTimeout(() => runtime.requestShutdown(true), ms).unref() };
-  const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter, snmp: currentSnmpNotifier }, notify: notifySnmp });
+  const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter, snmp: () => runtime.notifications.notifier }, notify: runtime.notifications.notify });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
   // One set of live services for REST, the web areas and the R66 admin orders (bandwidth, block).
   const live = liveRestServices(runtime, { transfers, business, tasks: tasks.registry });
@@ -90,12 +89,12 @@ function composeR66Handlers(runtime: ServerRuntime, network: R66Network, busines
   handlers.register('businessRequest', biz.businessRequest, 'business requests');
   handlers.registerSubKinds('jsonCommand', [PacketType.BUSINESSREQUEST], biz.jsonCommand, 'business requests');
   // History and configuration exports (r66-protocol.md §9.11).
-  const admin = adminExportHandlers(adminExportSource(config, () => runtime.store, runtime.log), handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+  const admin = adminExportHandlers(adminExportSource(config, () => runtime.store, runtime.log, runtime.notifications.notify), handlers.restOf('valid'), handlers.restOf('jsonCommand'));
   handlers.registerSubKinds('valid', EXPORT_SUBTYPES, admin.valid, 'admin exports');
   handlers.registerSubKinds('jsonCommand', EXPORT_SUBTYPES, admin.jsonCommand, 'admin exports');
   handlers.register('shutdown', shutdownOrderHandler({
     adminPassword: config.server.adminPassword, ownIds: ownIdsOf(config), roleOf: roleOfPartner(config),
-    shutdown: (restart) => runtime.requestShutdown(restart), notify: notifySnmp,
+    shutdown: (restart) => runtime.requestShutdown(restart), notify: runtime.notifications.notify,
   }), 'shutdown order');
 }
 
@@ -109,7 +108,7 @@ function businessRegistry(runtime: ServerRuntime, tasks: ServerTasks, transfers:
     logger: runtime.log,
     defaultTimeoutMs: config.limits.timeoutCon,
     restarter,
-    snmp: currentSnmpNotifier,
+    snmp: () => runtime.notifications.notifier,
     roleOf: async (hostId) => {
       if (ownIdsOf(config).includes(hostId)) return effectiveRole([], hostId, true);
       const host = await runtime.store.hosts.get(hostId);
@@ -138,18 +137,18 @@ function composeAdminOrders(runtime: ServerRuntime, network: R66Network, transfe
       change: (order, partnerId) => {
         const bw = live.services().bandwidth;
         bw.set(limitsAfterOrder(bw.get(), order));
-        notifyBandwidthOrder(bw.get(), partnerId);
+        notifyBandwidthOrder(runtime.notifications.notify, bw.get(), partnerId);
         return bw.get();
       },
     },
     importConfig: async (items, partnerId) => {
       const result = await importForOrder({ store: runtime.store, config, tasks: live.tasks, log: runtime.log }, partnerId, items);
-      if (Object.values(result).some((ok) => ok)) notifyOrder('import', partnerId);
+      if (Object.values(result).some((ok) => ok)) notifyOrder(runtime.notifications.notify, 'import', partnerId);
       return result;
     },
     block: (block, partnerId) => {
       transfers.engine.blockRequests(block);
-      notifyBlockOrder(block, partnerId);
+      notifyBlockOrder(runtime.notifications.notify, block, partnerId);
     },
   }, handlers.restOf('valid'), handlers.restOf('jsonCommand'), handlers.restOf('shutdown'));
   handlers.registerSubKinds('valid', ADMIN_ORDER_SUBTYPES, orders.valid, 'admin orders');

@@ -33,7 +33,7 @@ export function liveRestServices(runtime: ServerRuntime, live: RestLiveParts): (
   let services: RestServices | undefined;
   const get = (): RestServices => {
     services ??= {
-      config: runtime.config, store: runtime.store, log: runtime.log, bandwidth: engineBandwidth(engine, runtime.config.limits.delayLimit), startedAt, now: () => new Date(),
+      config: runtime.config, store: runtime.store, log: runtime.log, notify: runtime.notifications.notify, bandwidth: engineBandwidth(engine, runtime.config.limits.delayLimit), startedAt, now: () => new Date(),
       transfers: engineControl(engine),
       business: live.business,
       fileMonitors: live.business,

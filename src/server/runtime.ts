@@ -18,6 +18,7 @@ import { onDatabaseFault, openNoDatabaseStore, openStore, parseJdbcUrl, type Sto
 import { resolvingStoredPaths } from '../operations/stored-paths.js';
 import type { Component } from './component.js';
 import { extraComponents } from './components.js';
+import { NotificationHub } from '../monitor/snmp/hub.js';
 import { hostConfigFromSettings, mergeHostConfig } from './host-config.js';
 import { describe as describeError, Lifecycle } from './lifecycle.js';
 
@@ -41,6 +42,8 @@ export class ServerRuntime {
   private restarting: Promise<void> | undefined;
   private startCount = 0;
   private startedAtValue: Date | undefined;
+  /** SNMP notifications of this server: the agent of each run attaches to it, the composition hands its `notify` down. */
+  readonly notifications = new NotificationHub();
 
   constructor(
     config: ServerConfig,

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientConfig, loadServerConfig } from '../../src/config/index.js';
 import { Digest } from '../../src/model/digest.js';
-import { notifySnmp } from '../../src/monitor/snmp/hub.js';
 import { openClientNetwork } from '../../src/net/network.js';
 import { loadTlsMaterial } from '../../src/net/tls.js';
 import { authentPacket, buildVersionString, deriveWireKey, encodeFrame, NOCHANNEL } from '../../src/protocol/index.js';
@@ -134,7 +133,7 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pem, '-out', join(dir, 'b.crt'), '-days', '2', '-subj', '/CN=hostb'], { stdio: 'pipe' });
     writeFileSync(pem, readFileSync(pem, 'utf8') + readFileSync(join(dir, 'b.crt'), 'utf8'));
     const tls = await loadTlsMaterial({ keyPath: pem, trustKeyPath: join(dir, 'b.crt') });
-    const b = await makeHost('hostb', [], { listen: true, tls, sslHostId: 'hostb-ssl', notify: notifySnmp });
+    const b = await makeHost('hostb', [], { listen: true, tls, sslHostId: 'hostb-ssl', notify: runtime.notifications.notify });
     try {
       // Plain bytes on the TLS port: the handshake fails at once.
       const peer = await RawPeer.open(b.listener!.port);
@@ -148,9 +147,9 @@ describe('SNMP notifications from the R66 network (snmptrapd)', () => {
   });
 
   it('the same notification repeated within a second is sent once', async () => {
-    for (let i = 0; i < 5; i++) notifySnmp('error', 'repeated alert', 'x');
+    for (let i = 0; i < 5; i++) runtime.notifications.notify('error', 'repeated alert', 'x');
     await waitFor(() => trapd.out().includes('"repeated alert"'), { timeoutMs: 5000, what: 'the first alert' });
-    notifySnmp('error', 'a later alert', 'x');
+    runtime.notifications.notify('error', 'a later alert', 'x');
     await waitFor(() => trapd.out().includes('"a later alert"'), { timeoutMs: 5000, what: 'the later alert' });
     expect(trapd.out().split('"repeated alert"').length - 1).toBe(1);
   });

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { SnmpService } from '../../src/monitor/snmp/agent.js';
-import { notifySnmp } from '../../src/monitor/snmp/hub.js';
 import { MemoryWatch, memoryWarnRatio, type MemorySample } from '../../src/monitor/snmp/warnings.js';
 import { notifyUnexpected } from '../../src/net/alerts.js';
 import { RemoteError } from '../../src/net/errors.js';
@@ -58,7 +57,7 @@ describe('SNMP warnings: unknown local channel, unexpected exception, memory (sn
   });
 
   it('a frame for a local channel that does not exist: ConnectionError back and "No LocalChannelReference" with the packet type', async () => {
-    const b = await makeHost('hostb', [], { listen: true, notify: notifySnmp });
+    const b = await makeHost('hostb', [], { listen: true, notify: service.hub.notify });
     hosts.push(b);
     const peer = await RawPeer.open(b.listener!.port);
     try {
@@ -74,7 +73,7 @@ describe('SNMP warnings: unknown local channel, unexpected exception, memory (sn
   });
 
   it('a command failing with an error the server did not expect: Error I to the partner and "Unexpected exception" with the message', async () => {
-    const { a, b } = await makePair({ notify: notifySnmp });
+    const { a, b } = await makePair({ notify: service.hub.notify });
     hosts.push(a, b);
     b.ctx.handlers.register('test', async () => { throw new TypeError('handler bug: x is undefined'); });
     const err = await sendMessage(a.pool, 'hostb', 'hello').then(() => null, (e: unknown) => e);
@@ -83,7 +82,7 @@ describe('SNMP warnings: unknown local channel, unexpected exception, memory (sn
     await waitFor(() => trapd.out().includes('"Unexpected exception"'), { timeoutMs: 5000, what: 'the unexpected exception warning' });
     expect(trapd.out()).toContain('"TypeError: handler bug: x is undefined"');
     // A failed allocation that JavaScript lets code catch is the original's OOME case.
-    notifyUnexpected(notifySnmp, new RangeError('Array buffer allocation failed'));
+    notifyUnexpected(service.hub.notify, new RangeError('Array buffer allocation failed'));
     await waitFor(() => trapd.out().includes('"RangeError: Array buffer allocation failed"'), { timeoutMs: 5000, what: 'the allocation failure warning' });
     expect(trapd.out().split('"OOME so shutdown and restart"').length - 1).toBe(2);
   });

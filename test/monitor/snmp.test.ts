@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnmpConfig } from '../../src/config/index.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { SnmpService, snmpUser } from '../../src/monitor/snmp/agent.js';
-import { currentSnmpNotifier } from '../../src/monitor/snmp/hub.js';
 import { addRules, closeHosts, makeHostPair, rule, silent, type TestHost } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/wait.js';
 import { freeUdpPort, startTrapd } from './snmp-helpers.js';
@@ -42,7 +41,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'svc-snmp-'));
     trapd = await startTrapd(dir);
-    ({ a, b } = await makeHostPair({ hooks: { snmp: currentSnmpNotifier } }));
+    ({ a, b } = await makeHostPair({ hooks: { snmp: () => service?.hub.notifier } }));
     await addRules([a, b], rule('send', TransferMode.SENDMODE));
     await addRules([a], rule('nob', TransferMode.SENDMODE));
     await addRules([a, b], rule('withsnmp', TransferMode.SENDMODE, { sPostTasks: [
@@ -67,7 +66,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
   it('sends coldStart with "Startup Service" at start (trap, v2c)', async () => {
     await waitFor(() => trapd.out().includes('Startup Service'), { timeoutMs: 5000, what: 'the coldStart trap' });
     expect(trapd.out()).toContain('.1.3.6.1.6.3.1.1.5.1');
-    expect(currentSnmpNotifier()).toBeDefined();
+    expect(service.hub.notifier).toBeDefined();
   });
 
   it('answers GET, GETNEXT and GETBULK on the private MIB and the system group (v2c)', async () => {
@@ -146,7 +145,7 @@ describe('SNMP agent, traps and informs (net-snmp tools)', () => {
       targets: [{ name: 'nms-v3', domain: 'UdpIpv4', address: `127.0.0.1/${trapd.port}`, timeout: 500, retries: 2, isV2: false }],
     }), { hostId: 'hosta', port: 6666, store: () => a.store, engine: () => undefined, connections: () => 0, minimalDelayMs: 0, logger: silent });
     await informs.start();
-    await currentSnmpNotifier()!.notify('warning', 'Block Order received', 'hostb');
+    await informs.hub.notifier!.notify('warning', 'Block Order received', 'hostb');
     await waitFor(() => trapd.out().includes('Block Order received'), { timeoutMs: 5000, what: 'the warning inform' });
     await informs.stop();
     await waitFor(() => trapd.out().includes('Shutdown Service'), { timeoutMs: 5000, what: 'the linkDown notification' });

@@ -47,7 +47,7 @@ export async function bandwidthAction(ctx: RestListenerContext, id: V1Identity, 
     bw.set(limitsAfterOrder(bw.get(), {
       writeGlobal: packet.writeglobal, readGlobal: packet.readglobal, writeSession: packet.writesession, readSession: packet.readsession,
     }));
-    notifyBandwidthOrder(bw.get(), id.user);
+    notifyBandwidthOrder(ctx.services.notify, bw.get(), id.user);
   }
   const now = bw.get();
   const answer = { ...packet, writeglobal: BigInt(now.writeGlobal), readglobal: BigInt(now.readGlobal), writesession: BigInt(now.writeSession), readsession: BigInt(now.readSession) };
@@ -78,7 +78,7 @@ export async function logAction(ctx: RestListenerContext, id: V1Identity, cmd: J
     if (!(err instanceof ConfigError)) services.log.error({ err: err instanceof Error ? err.message : String(err) }, 'REST v1 /log: transfer history export failed');
     return { code: 400, command, model, detail: `transfer history not exported: ${err instanceof ConfigError ? err.message : 'database error'}` };
   }
-  if (cmd.purge) notifyOrder('purge', id.user);
+  if (cmd.purge) notifyOrder(services.notify, 'purge', id.user);
   const answer = newJsonCommand('LogResponseJsonPacket', {
     ...cmd, jsonClass: 'LogResponseJsonPacket', command: cmd.requestUserPacket, filename: r.file, exported: BigInt(r.exported), purged: BigInt(r.purged),
   } as never);
@@ -108,7 +108,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
     if (cmd.alias) items.add('aliases');
     if (cmd.roles) items.add('roles');
     const files = await exportConfigV1(fctx, services.config.directories.arch, items);
-    notifyOrder('export', id.user);
+    notifyOrder(services.notify, 'export', id.user);
     const answer = newJsonCommand('ConfigExportResponseJsonPacket', {
       ...cmd, jsonClass: 'ConfigExportResponseJsonPacket', command: 0, filehost: files.hosts ?? null, filerule: files.rules ?? null,
       filebusiness: files.business ?? null, filealias: files.aliases ?? null, fileroles: files.roles ?? null,
@@ -132,7 +132,7 @@ export async function configAction(ctx: RestListenerContext, id: V1Identity, met
   let detail: string | undefined;
   try {
     imported = await importConfig(fctx, req, services.config.directories);
-    notifyOrder('import', id.user);
+    notifyOrder(services.notify, 'import', id.user);
   } catch (err) {
     if (!(err instanceof ConfigTransferError)) throw err;
     // A file outside the host's directories, or not what the item expects: refused, nothing changed.

@@ -27,7 +27,7 @@ export function shutdownOrBlockAction(ctx: RestListenerContext, id: V1Identity, 
     return { code: 200, command, model, results: [packetJson(answer)], detail: cmd.restartOrBlock ? 'restarting' : 'shutting down', after: () => services.shutdown(cmd.restartOrBlock) };
   }
   services.blockRequests(cmd.restartOrBlock);
-  notifyBlockOrder(cmd.restartOrBlock, id.user);
+  notifyBlockOrder(services.notify, cmd.restartOrBlock, id.user);
   const text = cmd.restartOrBlock ? 'Block new request' : 'Unblock new request';
   return { code: 200, command, model, results: [packetJson({ ...answer, comment: text })], detail: text };
 }

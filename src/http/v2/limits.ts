@@ -37,7 +37,7 @@ function applyLive(req: V2Request, l: Limits): void {
   req.ctx.services.bandwidth.set(normaliseLimits({
     readGlobal: l.readGlobalLimit, writeGlobal: l.writeGlobalLimit, readSession: l.readSessionLimit, writeSession: l.writeSessionLimit, delay: l.delayLimit,
   }));
-  notifyBandwidthOrder(req.ctx.services.bandwidth.get(), req.user);
+  notifyBandwidthOrder(req.ctx.services.notify, req.ctx.services.bandwidth.get(), req.user);
 }
 
 async function current(req: V2Request): Promise<Limits> {
@@ -67,7 +67,7 @@ async function remove(req: V2Request) {
   await current(req);
   await req.ctx.services.store.limits.delete(req.ctx.services.config.hostId);
   req.ctx.services.bandwidth.set({ readGlobal: 0, writeGlobal: 0, readSession: 0, writeSession: 0, delay: req.ctx.services.bandwidth.get().delay });
-  notifyBandwidthOrder(req.ctx.services.bandwidth.get(), req.user);
+  notifyBandwidthOrder(req.ctx.services.notify, req.ctx.services.bandwidth.get(), req.user);
   return { status: 204 };
 }
 

@@ -82,7 +82,7 @@ async function logs(req: V2Request) {
     status: q.status !== undefined ? (TRANSFER_STATUS.indexOf(q.status) as UpdatedInfo) : undefined,
     rule: q.ruleName, start, stop, startId: q.startID, stopId: q.stopID, requester: q.requester ?? q.requested, purge: q.purge, clean: q.clean,
   });
-  if (q.purge === true) notifyOrder('purge', req.user);
+  if (q.purge === true) notifyOrder(services.notify, 'purge', req.user);
   return json(200, { filePath: r.file, exported: r.exported, purged: r.purged });
 }
 
@@ -120,7 +120,7 @@ async function configExport(req: V2Request) {
   let files;
   try {
     files = await exportConfigV2(filesContext(req), req.ctx.services.config.directories.conf, items);
-    notifyOrder('export', req.user);
+    notifyOrder(req.ctx.services.notify, 'export', req.user);
   } catch (err) {
     mapTransferError(err, 'export');
   }
@@ -153,7 +153,7 @@ async function configImport(req: V2Request) {
   let result;
   try {
     result = await importConfig(filesContext(req), request, req.ctx.services.config.directories);
-    notifyOrder('import', req.user);
+    notifyOrder(req.ctx.services.notify, 'import', req.user);
   } catch (err) {
     mapTransferError(err, 'import');
   }

@@ -2,8 +2,8 @@
  * The SNMP agent of a running host (monitoring.md Part B) on net-snmp: answers GET, GETNEXT and
  * GETBULK on the system group and the private MIB with live values, community `public` for
  * v1/v2c and the SNMPv3 users of snmpconfig.xml; sends the notifications (start, stop, transfer
- * errors, info-task) through SnmpNotifier, which the SNMP task and other modules reach through
- * `currentSnmpNotifier()` (hub.ts).
+ * errors, info-task) through SnmpNotifier, which it attaches to its NotificationHub (hub.ts): the
+ * server's, through which the SNMP task and other modules reach it.
  */
 import type { Socket as UdpSocket } from 'node:dgram';
 import snmp, { type Agent, type Mib, type MibRequest, type RequestMessage, type User } from 'net-snmp';
@@ -15,7 +15,7 @@ import type { Store } from '../../store/index.js';
 import type { TransferEngine } from '../../transfer/engine.js';
 import type { TransferOutcome, TransferProgress } from '../../transfer/types.js';
 import { countTransfers, PRIVATE_OBJECTS, SYSTEM_OBJECTS, type MibObject, type MibValues, type SystemNames, type TransferCounts, type ValueKind } from './mib.js';
-import { setSnmpNotifier } from './hub.js';
+import { NotificationHub } from './hub.js';
 import { SnmpNotifier, TrapLevel } from './notifier.js';
 import { MemoryWatch, memoryWarnRatio } from './warnings.js';
 
@@ -30,6 +30,8 @@ export interface SnmpServiceDeps {
   minimalDelayMs: number;
   logger: Logger;
   names?: Partial<SystemNames>;
+  /** The server's hub its notifier is attached to; default one of its own. */
+  hub?: NotificationHub;
 }
 
 export const DEFAULT_NAMES: SystemNames = {
@@ -124,8 +126,12 @@ export class SnmpService {
     progress: (p: TransferProgress) => this.onProgress(p),
   };
 
+  /** Where the notifications of the rest of the host reach this agent's notifier. */
+  readonly hub: NotificationHub;
+
   constructor(private readonly config: SnmpConfig, private readonly deps: SnmpServiceDeps) {
     this.names = { ...DEFAULT_NAMES, ...deps.names };
+    this.hub = deps.hub ?? new NotificationHub();
   }
 
   /** UDP ports bound (tests). */
@@ -170,13 +176,13 @@ export class SnmpService {
     });
     this.agent = agent;
     this.notifier = new SnmpNotifier(this.config, this.names, this.startedAt, logger);
-    setSnmpNotifier(this.notifier);
+    this.hub.attach(this.notifier);
     this.operStatus = 1;
     this.lastChange = Date.now();
     this.attach();
     await this.notifier.startStop(true);
     // Memory running out: the original's OOME warning (warnings.ts), checked every 5 s.
-    this.memoryWatch = new MemoryWatch({ ratio: memoryWarnRatio(), onLow: (detail) => logger.warn({ detail }, 'memory nearly exhausted') });
+    this.memoryWatch = new MemoryWatch({ ratio: memoryWarnRatio(), notify: this.hub.notify, onLow: (detail) => logger.warn({ detail }, 'memory nearly exhausted') });
     this.memoryWatch.start();
   }
 
@@ -190,7 +196,7 @@ export class SnmpService {
     this.detach();
     const notifier = this.notifier;
     this.notifier = undefined;
-    setSnmpNotifier(undefined, notifier);
+    this.hub.attach(undefined, notifier);
     if (notifier !== undefined) {
       await notifier.startStop(false);
       notifier.close();

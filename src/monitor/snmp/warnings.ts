@@ -3,11 +3,11 @@
  * (MemoryWatch, started with the agent), since a JavaScript heap that is really exhausted aborts
  * the process before any code can run. The other warnings for trouble inside the server (unknown
  * local channel, unexpected exception) are the R66 layer's (src/net/alerts.ts). Sent in the
- * background through hub.ts.
+ * background through the agent's hub (`notify`).
  */
 import { getHeapStatistics } from 'node:v8';
 import { OUT_OF_MEMORY_TEXT } from '../../net/alerts.js';
-import { notifySnmp } from './hub.js';
+import type { Notify } from '../../model/notifications.js';
 
 /** One memory sample: the JavaScript heap and, under a cgroup limit, the process's resident size. */
 export interface MemorySample {
@@ -33,6 +33,8 @@ export interface MemoryWatchOptions {
   sample?: () => MemorySample;
   /** Called with the detail text whenever a warning is sent (the caller logs it). */
   onLow?: (detail: string) => void;
+  /** Where the warning goes (the agent's hub); absent: only `onLow`. */
+  notify?: Notify;
 }
 
 const MiB = 1024 * 1024;
@@ -82,7 +84,7 @@ export class MemoryWatch {
     const detail = heap >= rss
       ? `JavaScript heap ${Math.round(s.heapUsed / MiB)} MiB used of its ${Math.round(s.heapLimit / MiB)} MiB limit (${Math.round(heap * 100)}%)`
       : `resident memory ${Math.round(s.rss / MiB)} MiB of the ${Math.round(s.rssLimit / MiB)} MiB memory limit (${Math.round(rss * 100)}%)`;
-    notifySnmp('warning', OUT_OF_MEMORY_TEXT, detail);
+    this.options.notify?.('warning', OUT_OF_MEMORY_TEXT, detail);
     this.options.onLow?.(detail);
     return detail;
   }

@@ -75,7 +75,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
       const v = (name: string, dflt: number): number => intParam(params, name, dflt);
       rest.bandwidth.set(normaliseLimits({ readSession: v('BSESSR', cur.readSession), writeSession: v('BSESSW', cur.writeSession),
         readGlobal: v('BGLOBR', cur.readGlobal), writeGlobal: v('BGLOBW', cur.writeGlobal), delay: v('DTRA', cur.delay) }));
-      notifyBandwidthOrder(rest.bandwidth.get(), session.user);
+      notifyBandwidthOrder(rest.notify, rest.bandwidth.get(), session.user);
       // Memory only, as the original: the retry delay is read per retry; the scheduler period at its next start.
       config.limits.delayCommand = Math.max(1, v('DCOM', config.limits.delayCommand));
       config.limits.delayRetry = Math.max(0, v('DRET', config.limits.delayRetry));
@@ -93,7 +93,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
       const items = new Set<ConfigItem>(['hosts', 'rules', 'business', 'aliases', 'roles']);
       // Without RULE the rules file shows task credentials masked (decision 0038).
       const files = await exportConfigV1({ store, hostId: config.hostId, cryptoKey: config.identity.cryptoKey, maskSecrets: !hasRole(session.role, Role.RULE) }, config.directories.arch, items);
-      notifyOrder('export', session.user);
+      notifyOrder(rest.notify, 'export', session.user);
       const links = Object.entries(files).filter(([, f]) => typeof f === 'string').map(([item, f]) => html`<li>${item}: <a href="/arch/${encodeURIComponent(basename(f))}" download>${basename(f)}</a></li>`);
       results.push(links.length > 0 ? html`${notice(`${t('exportConfig')}: ${t('done_')}`, true)}<ul>${links}</ul>` : notice(t('nothingToExport'), false));
       break;
@@ -101,7 +101,7 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
     case 'Block': {
       const block = flag(params, 'blocking');
       rest.blockRequests(block);
-      notifyBlockOrder(block, session.user);
+      notifyBlockOrder(rest.notify, block, session.user);
       ctx.blocked.value = block;
       results.push(notice(t(block ? 'blocked' : 'unblocked'), true));
       break;
