@@ -35,3 +35,14 @@ export function runMain(program: string, io: Io, main: () => Promise<number>): v
     (err: unknown) => process.exit(reportError(err, io, program)),
   );
 }
+
+/**
+ * A long-running server replaces the exit on an unhandled rejection by `report` (issue 32): every
+ * failure a server can meet (its database going away first of all) is handled where it happens,
+ * so one reaching this point is a bug, logged, and one lost promise must not end every transfer
+ * of the host. An uncaught exception still ends the process (its state may be broken).
+ */
+export function reportUnhandledRejections(report: (err: unknown) => void): void {
+  process.removeAllListeners('unhandledRejection');
+  process.on('unhandledRejection', report);
+}

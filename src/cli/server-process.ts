@@ -12,6 +12,7 @@ import { capOldGenerationGrowth } from '../server/old-generation.js';
 import { growYoungGenerationAtOnce } from '../server/young-generation.js';
 import { EXIT_NO_LISTENER, EXIT_START_FAILED } from './exit-codes.js';
 import type { Io } from './io.js';
+import { reportUnhandledRejections } from './main-runner.js';
 
 export interface ServerProcessOptions {
   configFile: string;
@@ -46,6 +47,7 @@ export async function runServerProcess(opts: ServerProcessOptions): Promise<numb
   }
   const logFile = opts.daemon ? serviceLogFile(config) : undefined;
   const log = await createServerLogger(config.file, config.directories.conf, { file: logFile, base: { hostid: config.hostId } });
+  reportUnhandledRejections((err) => log.error({ err: describe(err) }, 'unhandled promise rejection (a bug, please report it): the server goes on'));
   const runtime = new ServerRuntime(config, log);
   io.out(`svc-r66 server starts for ${config.hostId}\n`);
 

@@ -1,5 +1,5 @@
 // Public API of the database module (design.md §2: src/store). Other modules import from here only.
-export { StoreError } from './errors.js';
+export { isDatabaseUnavailable, StoreError } from './errors.js';
 export { parseJdbcUrl, redactUrl } from './jdbc-url.js';
 export type { DbConnectionSettings, DialectName, ServerSettings, SqliteSettings } from './jdbc-url.js';
 export { openStore } from './store.js';

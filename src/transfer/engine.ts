@@ -17,6 +17,7 @@ import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
 import { LocalControlError } from './session.js';
+import { UnrecordedEnds } from './unrecorded-ends.js';
 import { BandwidthShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
 import type {
@@ -39,6 +40,8 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
   readonly orders: O;
   private readonly core: EngineCore;
   private closed = false;
+  /** Ends of partners' transfers the database could not record (unrecorded-ends.ts). */
+  readonly unrecordedEnds: UnrecordedEnds;
   private blocked = false;
 
   constructor(private readonly opts: TransferEngineOptions<O>) {
@@ -47,6 +50,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
     this.bandwidth = new BandwidthShaper({ writeGlobal: l.globalLimit, readGlobal: l.globalLimit, writeSession: l.sessionLimit, readSession: l.sessionLimit }, l.delayLimit > 0 ? l.delayLimit : 1000);
     this.ownerId = opts.ownerId ?? opts.identity.hostId;
     const rules = opts.rules ?? opts.store.rules;
+    this.unrecordedEnds = new UnrecordedEnds(opts.store.runner, (key) => this.core.running.has(key), opts.logger);
     this.core = {
       identity: opts.identity,
       directories: opts.directories,
@@ -68,7 +72,11 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       refusesRequests: () => this.closed || this.blocked || (opts.limits.connLimit > 0 && this.core.running.size >= opts.limits.connLimit),
       emitProgress: (p: TransferProgress) => this.emit('progress', p),
       emitStart: (r: TransferRecord) => this.emit('start', r),
-      emitEnd: (o: TransferOutcome) => this.emit('end', o),
+      emitEnd: (o: TransferOutcome) => {
+        // A partner's transfer whose error the database could not record: written once it can.
+        if (o.unrecorded === true && !this.isOwnId(o.record.requester)) this.unrecordedEnds.keep(keyOf(o.record), o.code);
+        this.emit('end', o);
+      },
     };
     // The process's one order service, made by the composition (it is above this layer): it
     // creates the rows of the transfers this engine runs (prepare, submitLater, reschedule).
@@ -200,7 +208,8 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       const outcome = await runRequester(this.core, record, through, attempt === 0 ? first : undefined, signals);
       if (!outcome.retryable || attempt >= retries || this.closed) {
         const { retryable: _r, ...rest } = outcome;
-        if (!outcome.retryable) return rest;
+        // Nothing can be written when the database could not record the attempt's end.
+        if (!outcome.retryable || outcome.unrecorded === true) return rest;
         // The outcome's record is the row as the attempt wrote it: only this last change is added.
         const change = { ...transition(rest.record, { kind: 'givenUp' }), stop: new Date() };
         await this.core.runner.updateState(keyOf(record), change);
@@ -288,6 +297,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
   /** Ends every running transfer with Shutdown (their rows stay restartable) and refuses new requests. */
   async close(): Promise<void> {
     this.closed = true;
+    this.unrecordedEnds.close();
     const err = new R66Error('Shutdown forced', ErrorCode.Shutdown);
     for (const r of this.core.running.values()) r.abort(err);
     const deadline = Date.now() + this.opts.limits.timeoutCon;

@@ -11,8 +11,9 @@
  * staged change is always written by the next set()/saveAll()/saveRank()/flush(), and every caller
  * that sends a packet or runs a task after staging writes first.
  */
-import type { ErrorCodeInfo } from '../model/error-code.js';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
+import { R66Error } from '../net/errors.js';
 import type { RunnerRepository, TransferStateChange } from '../store/index.js';
 import { transition, type StateColumn, type TransferMove } from './state.js';
 
@@ -22,6 +23,19 @@ import { transition, type StateColumn, type TransferMove } from './state.js';
  * the state machine (state.ts) and refuses an illegal move before anything is written.
  */
 export type DataChange = Omit<TransferStateChange, StateColumn>;
+
+/**
+ * A write of the transfer's row that failed (the database stopped, its connection broke, its file
+ * became unwritable...). The transfer fails with it; from then on the row no longer says what the
+ * transfer did, so nothing more is written by this attempt and the end is settled by whoever
+ * retries it (the scheduler reads the row back once the database answers again; docs/transfers.md).
+ */
+export class RowWriteError extends R66Error {
+  constructor(override readonly cause: unknown) {
+    super(`the transfer's row cannot be written (database unavailable?): ${cause instanceof Error ? cause.message : String(cause)}`, ErrorCode.Internal);
+    this.name = 'RowWriteError';
+  }
+}
 
 export class RunnerRow {
   /**
@@ -45,6 +59,9 @@ export class RunnerRow {
   private pending: TransferStateChange | null = null;
   /** A whole-row write is pending (saveAll() staged): it carries every staged column. */
   private pendingAll = false;
+
+  /** The first write of this row that failed (RowWriteError): later writes are refused with it. */
+  writeFailure: RowWriteError | null = null;
 
   /** True when a staged change waits for the next write. */
   get hasPending(): boolean {
@@ -74,21 +91,37 @@ export class RunnerRow {
     this.pendingAll = true;
   }
 
+  /**
+   * Runs one write of the row; a failure becomes this row's RowWriteError, and every later write
+   * gets it at once (the record in memory is ahead of the row now: writing pieces of it later would
+   * store a state no attempt had).
+   */
+  private async write(run: () => Promise<unknown>): Promise<void> {
+    if (this.writeFailure !== null) throw this.writeFailure;
+    try {
+      await run();
+    } catch (err) {
+      if (this.writeFailure === null) this.writeFailure = new RowWriteError(err);
+      throw this.writeFailure;
+    }
+  }
+
   /** Writes what is staged, in one statement; nothing when nothing is. */
   async flush(): Promise<void> {
+    if (this.writeFailure !== null) throw this.writeFailure;
     if (!this.inserted) {
-      await this.runner.insert(this.record);
+      await this.write(() => this.runner.insert(this.record));
       this.inserted = true;
       this.pendingAll = false;
       this.pending = null;
     } else if (this.pendingAll) {
       this.pendingAll = false;
       this.pending = null;
-      await this.runner.update(this.record);
+      await this.write(() => this.runner.update(this.record));
     } else if (this.pending !== null) {
       const change = this.pending;
       this.pending = null;
-      await this.runner.updateState(this.key, change);
+      await this.write(() => this.runner.updateState(this.key, change));
     }
   }
 
@@ -107,7 +140,7 @@ export class RunnerRow {
   async saveRank(): Promise<void> {
     // RANK alone is the hot path of the data phase; with staged columns it joins their write.
     if (this.hasPending) await this.set({ rank: this.record.rank });
-    else await this.runner.updateRank(this.key, this.record.rank);
+    else await this.write(() => this.runner.updateRank(this.key, this.record.rank));
   }
 
   /**
@@ -118,7 +151,7 @@ export class RunnerRow {
   async saveRankAt(rank: number): Promise<void> {
     if (this.pendingAll || !this.inserted) return;
     if (this.pending === null) {
-      await this.runner.updateRank(this.key, rank);
+      await this.write(() => this.runner.updateRank(this.key, rank));
       return;
     }
     this.pending.rank = rank;

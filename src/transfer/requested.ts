@@ -10,6 +10,7 @@ import { ILLEGAL_SPECIAL_ID, TaskStep, UpdatedInfo, type TransferRecord } from '
 import { R66Error } from '../net/errors.js';
 import type { RequestContext } from '../net/handlers.js';
 import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
+import { isDatabaseUnavailable } from '../store/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
@@ -35,8 +36,22 @@ function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
   return { ...p, way: 1, code };
 }
 
-/** The handler of a Request opening a channel. */
+/**
+ * The handler of a Request opening a channel. When this host's database cannot be used (its rule,
+ * its row or a new id cannot be read or written) the Request is refused with `l`, as a host that
+ * cannot serve now (§9.2 step 2): the requester tries again later.
+ */
 export async function handleRequest(core: EngineCore, ctx: RequestContext, p: RequestPacket): Promise<void> {
+  try {
+    await serveRequest(core, ctx, p);
+  } catch (err) {
+    if (!isDatabaseUnavailable(err)) throw err;
+    ctx.logger.warn({ id: String(p.specialId), err: (err as Error).message }, 'transfer request refused: the database is unavailable');
+    throw new R66Error(`${ctx.ownHostId} cannot use its database now: try again later`, ErrorCode.ServerOverloaded);
+  }
+}
+
+async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPacket): Promise<void> {
   const { channel, partner } = ctx;
   if (p.way !== 0) throw new R66Error('a Request answer cannot open a conversation', ErrorCode.IncorrectCommand);
   if (core.refusesRequests()) {

@@ -122,7 +122,8 @@ export async function runRequester(core: EngineCore, record: TransferRecord, thr
     core.emitEnd(outcome);
     // A lost connection (either side crashed or was stopped) is retried from the saved rank, and so
     // is a partner still running the attempt before (it learns that attempt's end later).
-    const retryable = isRetryableEnd(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE;
+    // So is an end this host's database could not record (the caller reads the row back later).
+    const retryable = outcome.unrecorded === true || (isRetryableEnd(outcome.code) && outcome.record.updatedInfo !== UpdatedInfo.DONE);
     return { ...outcome, retryable };
   } finally {
     await session.release();

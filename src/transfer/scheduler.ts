@@ -199,7 +199,11 @@ export class TransferScheduler {
         const outcome = await this.opts.engine.runOnce(record);
         // A partner that shut down comes back: its notice is retried like a lost connection.
         const retryable = outcome.retryable || (outcome.code === ErrorCode.Shutdown && outcome.record.updatedInfo !== UpdatedInfo.DONE);
-        end = { code: outcome.code, retryable, fallback: outcome.record, recordCode: false };
+        // An end the database could not record is settled like a failed attempt: from the row read
+        // back (the attempt's record is ahead of it), written once the database answers.
+        end = outcome.unrecorded === true
+          ? { code: outcome.code, retryable: true, fallback: record, recordCode: true }
+          : { code: outcome.code, retryable, fallback: outcome.record, recordCode: false };
       } catch (err) {
         // The attempt itself failed (a store error...): nothing wrote its end, the row says RUNNING.
         this.opts.logger.error({ err: (err as Error).message, id: String(record.specialId) }, 'scheduled transfer attempt failed; it is retried');

@@ -175,6 +175,10 @@ async function pumpData(s: TransferSession): Promise<string> {
       if (p instanceof Error) throw p;
       return p;
     });
+    // Not consumed when the transfer fails before its next receive (a row write refused: the
+    // database went away): the channel's close then rejects it, which must not be an unhandled
+    // rejection (issue 32: the process exited on it). next() still sees the rejection.
+    s.pendingPacket.catch(() => undefined);
     return sent > 0 && globalDigest ? digestHex(globalDigest.digest()) : '';
   } finally {
     // Closed once a read still in flight settled; the post-tasks wait for it, the EndTransfer does not.

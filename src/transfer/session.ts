@@ -18,7 +18,8 @@ import { unexpected } from '../net/commands/unexpected.js';
 import { CANCELED_TRANSFER_MESSAGE, encodeValidCommand, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
 import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type TaskListStep } from '../tasks/index.js';
 import type { EngineCore } from './core.js';
-import { RunnerRow } from './persistence.js';
+import { isDatabaseUnavailable } from '../store/index.js';
+import { RowWriteError, RunnerRow } from './persistence.js';
 import { removeQuietly, type RuleDirectories } from './placement.js';
 import type { SessionShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
@@ -259,6 +260,7 @@ export class TransferSession {
    */
   async fail(err: unknown): Promise<TransferOutcome> {
     await this.closeWorkHandle();
+    if (this.row.writeFailure !== null || err instanceof RowWriteError || isDatabaseUnavailable(err)) return this.failWithoutDatabase(err);
     // Out of file descriptors: said at ERROR once a minute for the process, not only in this INFO line.
     reportFdExhaustion(this.logger, err, 'a transfer');
     const r66 = toR66Error(err, this.dirs);
@@ -287,7 +289,7 @@ export class TransferSession {
       // The partner already has it all: done here too (§9.7). Not for a transfer this host never
       // started before: its id is one the partner knows from another transfer (two databases
       // handing out the same ids), and nothing was sent.
-      if (!this.neverStartedBefore) return this.complete();
+      if (!this.neverStartedBefore) return this.complete().catch((e: unknown) => this.failWithoutDatabase(e));
       failure = new R66Error(idCollisionMessage(this.record.specialId, this.partner.hostId), code);
       this.logger.error({ id: String(this.record.specialId), partner: this.partner.hostId }, failure.message);
     }
@@ -308,9 +310,29 @@ export class TransferSession {
     try {
       await this.row.inError(code, rescheduled, this.isRequester && isRetryableEnd(code));
     } catch (dbErr) {
+      // The scheduler writes the end of an attempt it ran once the database answers (unrecorded).
       this.logger.error({ err: (dbErr as Error).message }, 'cannot record the transfer error');
+      return { ...this.outcome(code, failure.message), unrecorded: true };
     }
     return this.outcome(code, failure.message);
+  }
+
+  /**
+   * The end of a transfer whose row cannot be written (this host's database stopped, its connection
+   * broke, its file became unwritable): the partner is told with `l` (this host cannot serve now:
+   * a requester tries again later, r66-protocol.md §9.2), no error task runs (the transfer is not
+   * over: it is tried again once the database answers, from the rank its row holds), and nothing
+   * more is written. The outcome says its end is unrecorded: the scheduler settles the row later.
+   */
+  private async failWithoutDatabase(err: unknown): Promise<TransferOutcome> {
+    const cause = err instanceof RowWriteError ? err.cause : (this.row.writeFailure?.cause ?? err);
+    const message = `database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`;
+    if (!(err instanceof RemoteError)) {
+      const hostId = this.isRequester ? this.record.requester : this.record.requested;
+      await this.channel.send(errorPacket(`${hostId} cannot use its database now: try again later`, ErrorCode.ServerOverloaded)).catch(() => undefined);
+    }
+    this.logger.warn({ id: String(this.record.specialId), err: message }, 'transfer failed: its row cannot be written; it is tried again once the database answers');
+    return { ...this.outcome(ErrorCode.Internal, message), unrecorded: true };
   }
 
   /** The local file name as this host shows it on the wire (virtual under the home when possible). */

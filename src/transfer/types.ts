@@ -158,6 +158,12 @@ export interface TransferOutcome {
   message: string;
   /** Absolute path of the final file on this host (receiver) or of the file sent. */
   file: string | null;
+  /**
+   * True when this host could not write the end in its row (its database was unavailable): the
+   * row may still say RUNNING, and `record` is the attempt's memory, not the row. The scheduler
+   * reads the row back and writes the retry once the database answers (docs/transfers.md).
+   */
+  unrecorded?: boolean;
 }
 
 /** Answer of stop/cancel/restart, as the admin command answers it (r66-protocol.md §9.9). */
