@@ -4,21 +4,24 @@
 import { resolve } from 'node:path';
 import { NO_ADDRESS, type Host } from '../model/host.js';
 import { resolveConfigPath } from './common-sections.js';
-import { decryptPasswordHex, encryptPasswordHex, readGgpHex } from './crypto.js';
+import { decryptPasswordHexBytes, encryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError } from './errors.js';
 import { checkRange, CONFIG_RANGES } from './ranges.js';
 import { SectionReader } from './values.js';
-import { readXmlFile } from './xml-read.js';
+import { streamXmlFile } from './xml-read.js';
 import { el, section, writeXmlFile, type XmlOut } from './xml-write.js';
 
 /** Reads an authent.xml file; `cryptoKey` checks (and normalises) every partner password. */
 export async function loadAuthentFile(file: string, cryptoKey: Buffer): Promise<{ hosts: Host[]; warnings: string[] }> {
   const path = resolve(file);
-  const doc = await readXmlFile(path, ['authent']);
+  // Entry by entry: a partner file of 100,000 entries never becomes one tree in memory.
+  const { children } = await streamXmlFile(path, ['authent']);
   const hosts: Host[] = [];
   const warnings: string[] = [];
-  const root = new SectionReader(path, doc.root, 'authent', (w) => warnings.push(w));
-  for (const entry of root.sections('entry')) {
+  const warn = (w: string): number => warnings.push(w);
+  for (const element of children) {
+    if (element.name !== 'entry') continue;
+    const entry = new SectionReader(path, element, 'authent/entry', warn);
     const where = `${path}:${entry.lineOf() ?? '?'}`;
     const hostId = entry.nonEmpty('hostid');
     if (hostId === undefined) { warnings.push(`${where}: <entry> skipped: empty <hostid>`); continue; }
@@ -58,13 +61,17 @@ async function entryKey(entry: SectionReader, cryptoKey: Buffer): Promise<Buffer
     hex = entry.nonEmpty('key');
   }
   if (hex === undefined) return null;
-  let clear: string;
+  let clear: Buffer;
   try {
-    clear = decryptPasswordHex(cryptoKey, hex);
+    clear = decryptPasswordHexBytes(cryptoKey, hex);
   } catch (err) {
     throw err instanceof ConfigError ? new ConfigError(`<${keyFile !== undefined ? 'keyfile' : 'key'}>: ${err.detail}`) : err;
   }
-  return Buffer.from(encryptPasswordHex(cryptoKey, clear), 'ascii');
+  // Encrypting the same clear text again gives the same bytes (ECB, canonical padding), so the
+  // lower-case hex is the result; only a clear text that is not UTF-8 changes on the way.
+  const text = clear.toString('utf8');
+  if (Buffer.from(text, 'utf8').equals(clear)) return Buffer.from(hex.toLowerCase(), 'ascii');
+  return Buffer.from(encryptPasswordHex(cryptoKey, text), 'ascii');
 }
 
 /** The export layout of the original (config-export): children in its order, booleans true/false. */

@@ -4,7 +4,7 @@
 // errors can point at the element.
 import { readFile } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import { ConfigError, describeIoError } from './errors.js';
 
 /** One element of a parsed file. */
@@ -31,17 +31,46 @@ export function normaliseText(text: string): string {
 
 /** Reads and parses `file`; `expectedRoots` lists the accepted root element names. */
 export async function readXmlFile(file: string, expectedRoots: readonly string[]): Promise<XmlDocument> {
-  let bytes: Buffer;
+  return parseXml(file, await readBytes(file), expectedRoots);
+}
+
+/**
+ * Reads `file` and hands out the children of its root one at a time, each complete with its
+ * descendants, without keeping them: the memory of a partner file with 100,000 entries stays that
+ * of its text and of one entry. `root` has no children (and no text) in this mode.
+ */
+export async function streamXmlFile(file: string, expectedRoots: readonly string[]): Promise<{ root: XmlElement; children: Iterable<XmlElement> }> {
+  const text = checkedText(file, await readBytes(file));
+  const events = scanElements(file, text, false);
+  const root = rootOf(file, events, expectedRoots);
+  return {
+    root,
+    children: {
+      [Symbol.iterator]: function* () {
+        for (let e = events.next(); e.done !== true; e = events.next()) yield e.value;
+      },
+    },
+  };
+}
+
+async function readBytes(file: string): Promise<Buffer> {
   try {
-    bytes = await readFile(file);
+    return await readFile(file);
   } catch (err) {
     throw new ConfigError(describeIoError(err), { file });
   }
-  return parseXml(file, bytes, expectedRoots);
 }
 
 /** Parses XML bytes already in memory; `file` is only used in messages. */
 export function parseXml(file: string, bytes: Buffer | string, expectedRoots: readonly string[]): XmlDocument {
+  const events = scanElements(file, checkedText(file, bytes), true);
+  const root = rootOf(file, events, expectedRoots);
+  for (let e = events.next(); e.done !== true; e = events.next()) root.children.push(e.value);
+  return { file, root };
+}
+
+/** Decoded text of a well-formed document without DOCTYPE; a ConfigError otherwise. */
+function checkedText(file: string, bytes: Buffer | string): string {
   const text = typeof bytes === 'string' ? bytes : decode(file, bytes);
   refuseDoctype(file, text);
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
@@ -54,77 +83,96 @@ export function parseXml(file: string, bytes: Buffer | string, expectedRoots: re
     }
     throw new ConfigError(`malformed XML: ${valid.err.msg}`, { file, line: valid.err.line });
   }
-  const parser = new XMLParser({
-    preserveOrder: true,
-    ignoreAttributes: false,
-    attributeNamePrefix: '',
-    captureMetaData: true,
-    trimValues: false,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    htmlEntities: true,
-    commentPropName: '#comment',
-    cdataPropName: '#cdata',
-    processEntities: true,
-  });
-  const nodes = parser.parse(text) as OrderedNode[];
-  const lines = lineStarts(text);
-  const roots = nodes.map((n) => toElement(n, lines)).filter((e): e is XmlElement => e !== undefined);
-  const root = roots[0];
-  if (root === undefined) throw new ConfigError('no root element', { file });
+  // XML line-end handling: CR LF and lone CR are read as LF, in text and attribute values alike.
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/** The first event of scanElements (the root, before its children), checked against `expectedRoots`. */
+function rootOf(file: string, events: Generator<XmlElement, void, undefined>, expectedRoots: readonly string[]): XmlElement {
+  const first = events.next();
+  if (first.done === true) throw new ConfigError('no root element', { file });
+  const root = first.value;
   if (!expectedRoots.includes(root.name)) {
     throw new ConfigError(`root element is <${root.name}>, expected ${expectedRoots.map((r) => `<${r}>`).join(' or ')}`, { file, element: root.name, line: root.line });
   }
-  return { file, root };
+  return root;
 }
 
-type OrderedNode = Record<string, unknown>;
-const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
+// One token of a well-formed document: comment, CDATA (1), processing instruction, other `<!`
+// declaration, end tag (2), start or empty tag (3 name, 4 attributes, 5 `/`), or text. Native
+// regular expressions over the whole text: fast-xml-parser's character loop took 24 s (and 600 MB)
+// for a 22 MB authent.xml.
+const TOKEN = /<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|<\?[\s\S]*?\?>|<!(?:[^>"']|"[^"]*"|'[^']*')*>|<\/([^\s>]+)\s*>|<([^\s/>!?]+)((?:[^>"']|"[^"]*"|'[^']*')*?)(\/?)>|[^<]+/y;
+const ATTRIBUTE = /([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#(\d+)|#x([0-9a-fA-F]+));/g;
+const NAMED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-function toElement(node: OrderedNode, lines: number[]): XmlElement | undefined {
-  const name = Object.keys(node).find((k) => k !== ':@' && !k.startsWith('#') && !k.startsWith('?'));
-  if (name === undefined) return undefined;
-  const content = node[name];
-  const attrs = (node[':@'] ?? {}) as Record<string, string>;
-  const meta = (node as Record<symbol, { startIndex?: number } | undefined>)[META];
-  const element: XmlElement = { name, attributes: { ...attrs }, children: [], rawText: '', line: meta?.startIndex !== undefined ? lineOf(lines, meta.startIndex) : undefined };
-  let text = '';
-  for (const child of Array.isArray(content) ? (content as OrderedNode[]) : []) {
-    if ('#text' in child) text += String(child['#text']);
-    else if ('#cdata' in child) text += cdataText(child['#cdata']);
-    else if ('#comment' in child) continue;
-    else {
-      const sub = toElement(child, lines);
-      if (sub !== undefined) {
-        element.children.push(sub);
-        text += sub.rawText;
-      }
-    }
+/** Character and predefined entity references replaced; any other `&name;` is kept as written. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(ENTITY, (whole, name: string | undefined, dec: string | undefined, hex: string | undefined) => {
+    if (name !== undefined) return NAMED[name] ?? whole;
+    const code = dec !== undefined ? Number(dec) : parseInt(hex ?? '', 16);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+function attributesOf(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of text.matchAll(ATTRIBUTE)) out[m[1] as string] = decodeEntities(m[2] ?? m[3] ?? '');
+  return out;
+}
+
+/**
+ * Yields the root element first (children not yet read), then each child of the root once it is
+ * complete. With `keepRootText` the root's rawText collects its text (parseXml); without it the
+ * root holds nothing of what was yielded (streaming).
+ */
+function* scanElements(file: string, text: string, keepRootText: boolean): Generator<XmlElement, void, undefined> {
+  const stack: XmlElement[] = [];
+  let line = 1;
+  let counted = 0;
+  const lineAt = (index: number): number => {
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+    counted = index;
+    return line;
+  };
+  const addText = (value: string): void => {
+    const parent = stack.at(-1);
+    if (parent !== undefined && (stack.length > 1 || keepRootText)) parent.rawText += value;
+  };
+  // A regular expression of its own: scans interleave when a consumer awaits between two children.
+  const token = new RegExp(TOKEN);
+  while (token.lastIndex < text.length) {
+    const at = token.lastIndex;
+    const m = token.exec(text);
+    if (m === null) throw new ConfigError('malformed XML', { file, line: lineAt(at) });
+    const [whole, cdata, endName, startName, attrs, empty] = m;
+    if (cdata !== undefined) addText(cdata);
+    else if (startName !== undefined) {
+      const element: XmlElement = { name: startName, attributes: attributesOf(attrs ?? ''), children: [], rawText: '', line: lineAt(at) };
+      stack.push(element);
+      if (stack.length === 1) yield element;
+      if (empty === '/') yield* closeElement(stack, keepRootText);
+    } else if (endName !== undefined) yield* closeElement(stack, keepRootText);
+    else if (!whole.startsWith('<')) addText(decodeEntities(whole));
+    // The root closed: what follows it can only be comments and whitespace.
+    if (stack.length === 0 && (startName !== undefined || endName !== undefined)) return;
   }
-  element.rawText = text;
-  return element;
 }
 
-function cdataText(value: unknown): string {
-  if (!Array.isArray(value)) return '';
-  return (value as OrderedNode[]).map((v) => String(v['#text'] ?? '')).join('');
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-function lineOf(starts: number[], index: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= index) lo = mid;
-    else hi = mid - 1;
+/** Pops the innermost element into its parent; a child of the root is yielded instead. */
+function* closeElement(stack: XmlElement[], keepRootText: boolean): Generator<XmlElement, void, undefined> {
+  const element = stack.pop() as XmlElement;
+  const parent = stack.at(-1);
+  if (parent === undefined) return;
+  if (stack.length === 1) {
+    if (keepRootText) parent.rawText += element.rawText;
+    yield element;
+    return;
   }
-  return lo + 1;
+  parent.children.push(element);
+  parent.rawText += element.rawText;
 }
 
 /** Honours the XML declaration's encoding (rule files often say ISO-8859-1); default UTF-8. */

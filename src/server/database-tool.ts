@@ -212,7 +212,7 @@ async function applyAll(store: Store, config: ServerConfig | ClientConfig, opts:
     let row = mergeHostConfig(current, hostConfigFromSettings(config), hostId);
     for (const rule of inputs.rules) await repos.rules.upsert(rule);
     if (opts.ruleDir !== undefined) print('rules loaded');
-    for (const host of inputs.hosts) await repos.hosts.upsert(host);
+    await repos.hosts.upsertMany(inputs.hosts);
     if (opts.authFile !== undefined) print('authentications loaded');
     if (inputs.limits !== undefined) {
       await repos.limits.upsert(limitsRow(inputs.limits, hostId));

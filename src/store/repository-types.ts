@@ -17,6 +17,8 @@ export interface HostRepository {
   /** Fails with StoreError when the host id exists. */
   insert(host: Host): Promise<void>;
   upsert(host: Host): Promise<void>;
+  /** upsert() of many hosts in a few statements (loadauth); a host id given twice: the last wins. */
+  upsertMany(hosts: readonly Host[]): Promise<void>;
   /** Returns false when no such host. */
   delete(hostId: string): Promise<boolean>;
   /** Sets UPDATEDINFO (3 = reload asked, 1 = seen; database.md §9.2). */

@@ -77,6 +77,21 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     expect(await store.hosts.get('partnerA-ssl')).toBeUndefined();
   });
 
+  it('hosts: upsertMany (loadauth) writes every row in batches, replaces existing ones, the last of a repeated id wins', async (ctx) => {
+    if (dialect.skip(ctx) || !db) return;
+    await store.hosts.insert(host('bulk-00007', { address: 'old', port: 1 }));
+    const many = Array.from({ length: 1203 }, (_, i) => host(`bulk-${String(i).padStart(5, '0')}`, { port: 1000 + i, isSsl: i % 2 === 0, hostKey: i % 3 === 0 ? null : Buffer.from(`k${i}`, 'ascii') }));
+    many.push(host('bulk-00010', { address: 'repeated', port: 42 }));
+    await store.transaction((repos) => repos.hosts.upsertMany(many));
+    const rows = await store.hosts.list({ hostIdLike: 'bulk-%' });
+    expect(rows).toHaveLength(1203);
+    expect(rows[7]).toEqual(host('bulk-00007', { port: 1007, isSsl: false, hostKey: Buffer.from('k7', 'ascii') }));
+    expect(rows[10]).toMatchObject({ address: 'repeated', port: 42 });
+    expect(rows[1202]).toEqual(host('bulk-01202', { port: 2202, isSsl: true, hostKey: Buffer.from('k1202', 'ascii') }));
+    expect(rows[1200]?.hostKey).toBeNull();
+    await db.query("DELETE FROM HOSTS WHERE HOSTID LIKE 'bulk-%'");
+  });
+
   it('rules: compact XML columns, upsert, refused delete while used', async (ctx) => {
     if (dialect.skip(ctx) || !db) return;
     await store.rules.insert(rule('send-archive'));

@@ -63,6 +63,7 @@ export class MemoryHostRepository implements HostRepository {
   }
   async insert(host: Host) { this.table.insert(host); }
   async upsert(host: Host) { this.table.upsert(host); }
+  async upsertMany(hosts: readonly Host[]) { for (const h of hosts) this.table.upsert(h); }
   async delete(hostId: string) { return this.table.delete(hostId); }
   async setUpdatedInfo(hostId: string, updatedInfo: UpdatedInfo) { return this.table.patch(hostId, { updatedInfo }); }
 }

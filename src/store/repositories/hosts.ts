@@ -5,7 +5,7 @@ import { readBool, readInt, writeBool } from '../codec.js';
 import type { HostsTable } from '../db-types.js';
 import type { HostFilter, HostRepository } from '../repository-types.js';
 import { executeShape } from '../query-shapes.js';
-import { affected, insertRow, upsertRow, type RepoContext } from './context.js';
+import { affected, insertRow, upsertRow, upsertRows, type RepoContext } from './context.js';
 
 /** HOSTS on a relational database. */
 export class SqlHostRepository implements HostRepository {
@@ -34,6 +34,13 @@ export class SqlHostRepository implements HostRepository {
 
   async upsert(host: Host): Promise<void> {
     await upsertRow(this.ctx, 'hosts', this.toRow(host), ['hostid']);
+  }
+
+  async upsertMany(hosts: readonly Host[]): Promise<void> {
+    // One statement may not touch a key twice (PostgreSQL refuses it): the last entry wins, as
+    // with one upsert after the other.
+    const last = new Map(hosts.map((h) => [h.hostId, h]));
+    await upsertRows(this.ctx, 'hosts', [...last.values()].map((h) => this.toRow(h)), ['hostid']);
   }
 
   async delete(hostId: string): Promise<boolean> {
