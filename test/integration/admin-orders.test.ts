@@ -33,6 +33,8 @@ let a: Node;
 let b: Node;
 let ops: Caller;
 let plain: Caller;
+/** The limits of the configuration, as REST v1 read them before any order. */
+let configured: Record<string, unknown>;
 
 beforeAll(async () => {
   box = sandbox();
@@ -75,6 +77,7 @@ describe('bandwidth (ChangeBandwidthLimits, role LIMIT)', () => {
   it('legacy get and set: the values in force, then "Bandwidth changed"; REST v1 shows the change', async () => {
     const got = await order(ops, 'hosta', { kind: 'valid', header: '-1', middle: '-1', subType: PacketType.BANDWIDTH });
     const before = await v1Bandwidth();
+    configured = before;
     expect(got).toEqual({ kind: 'valid', header: `${before.writeglobal} ${before.readglobal} ${before.writesession} ${before.readsession}`, middle: 'O', subType: PacketType.REQUESTUSER });
 
     const set = await order(ops, 'hosta', { kind: 'valid', header: '250005 250000', middle: '250000 -1', subType: PacketType.BANDWIDTH });
@@ -312,4 +315,26 @@ describe('no request of the protocol is answered Unimplemented', () => {
     // hosta still serves.
     expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
   }, 60_000);
+});
+
+describe('a restart (the JSON shutdown order with restartOrBlock)', () => {
+  it('goes back to the configured limits and unblocks, as the original (both live in memory only)', async () => {
+    await order(ops, 'hosta', { kind: 'valid', header: '123450 123450', middle: '-1 -1', subType: PacketType.BANDWIDTH });
+    await order(ops, 'hosta', { kind: 'blockRequest', block: true, key: ADMIN_KEY });
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 123450 });
+    const restart = newJsonCommand('ShutdownOrBlockJsonPacket', { requestUserPacket: 24, key: ADMIN_KEY, shutdownOrBlock: true, restartOrBlock: true });
+    const { channel } = await ops.pool.openChannel('hosta');
+    await channel.send({ kind: 'jsonCommand', command: restart, result: '', subType: PacketType.BLOCKREQUEST });
+    // No direct answer: the "Shutdown forced" notice every open channel gets (§9.12).
+    expect(await channel.receive(15_000, 'the shutdown notice')).toEqual({ kind: 'valid', header: 'Shutdown forced', middle: '', subType: PacketType.SHUTDOWN });
+    channel.close();
+    const after = await waitFor(async () => {
+      const l = await v1Bandwidth().catch(() => undefined);
+      return l !== undefined && l.writeglobal !== 123450 ? l : undefined;
+    }, { what: 'hosta back after its restart', timeoutMs: 60_000, intervalMs: 200 });
+    expect(after).toMatchObject({ writeglobal: configured.writeglobal, readglobal: configured.readglobal, writesession: configured.writesession, readsession: configured.readsession });
+    expect(await waitFor(async () => newRequest().catch(() => undefined), { what: 'a new request served', timeoutMs: 30_000, intervalMs: 200 }))
+      .toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+    expect(a.proc!.child.exitCode).toBeNull();
+  }, 90_000);
 });
