@@ -137,7 +137,7 @@ describe('administration area: login and sessions', () => {
 
   it('login CSRF: a logon posted from another site (Origin, null Origin or Referer) is refused, no session; same-site and header-less logons work', async () => {
     const form = { name: 'admin', passwd: 'adminpwd', Logon: 'Logon' };
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login.html' }, { origin: base.replace('127.0.0.1', 'localhost') }]) {
+    for (const headers of <Record<string, string>[]>[{ origin: 'https://evil.example' }, { origin: 'null' }, { referer: 'https://evil.example/login.html' }, { origin: base.replace('127.0.0.1', 'localhost') }]) {
       const c = client();
       const r = await c.send('POST', '/Logon.html', form, headers);
       expect(r.status, JSON.stringify(headers)).toBe(403);
