@@ -132,7 +132,7 @@ describe.each([0, 1, 2, 3])('HTTP listener %#', (i) => {
     const l = listeners[i]!;
     const from = `127.0.0.${30 + i}`;
     const open = (): Socket => {
-      const s = l.tls ? tlsConnect({ host: '127.0.0.1', port: l.port, localAddress: from, rejectUnauthorized: false }) : connect({ host: '127.0.0.1', port: l.port, localAddress: from });
+      const s = l.tls ? tlsConnect({ host: '127.0.0.1', port: l.port, localAddress: from, rejectUnauthorized: false } as import('node:tls').ConnectionOptions) : connect({ host: '127.0.0.1', port: l.port, localAddress: from });
       s.on('error', () => undefined);
       return s;
     };
