@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isSendMode, ruleAllowsHost } from '../model/rule.js';
-import { ILLEGAL_SPECIAL_ID, TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
+import { ILLEGAL_SPECIAL_ID, TaskStep, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestContext } from '../net/handlers.js';
 import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
@@ -16,7 +16,7 @@ import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories } from './placement.js';
 import { finishPlacedFile, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { compressionAgreed } from './requester.js';
-import { restartPoint, transition } from './state.js';
+import { isFinished, restartPoint, transition } from './state.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession } from './session.js';
@@ -85,7 +85,7 @@ async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPac
   }
   const isSender = !isSendMode(p.mode);
   const existing = self ? undefined : await core.runner.get(key);
-  if (existing && (existing.updatedInfo === UpdatedInfo.DONE || existing.globalStep === TaskStep.ALLDONETASK)) {
+  if (existing && isFinished(existing)) {
     await channel.send(answerWith(p, ErrorCode.QueryAlreadyFinished));
     return;
   }

@@ -10,9 +10,10 @@
  */
 import { ErrorCode } from '../model/error-code.js';
 import { TransferError } from '../model/transfer-error.js';
-import { TaskStep, UpdatedInfo, type TransferKey } from '../model/transfer.js';
+import type { TransferKey } from '../model/transfer.js';
 import type { TransferOrder, TransferOrders } from '../operations/index.js';
 import type { RunnerRepository } from '../store/index.js';
+import { isFinished } from '../transfer/state.js';
 
 export interface OrderRequest {
   to: string;
@@ -97,7 +98,7 @@ export class ServiceOrders implements WatchOrders {
     if (row === undefined) return 'none';
     // A submitted row is the scheduler's from then on: written is done for the watcher.
     if (submit) return 'done';
-    return row.updatedInfo === UpdatedInfo.DONE || row.globalStep === TaskStep.ALLDONETASK ? 'done' : 'open';
+    return isFinished(row) ? 'done' : 'open';
   }
 
   async submit(r: OrderRequest): Promise<OrderResult> {
