@@ -7,7 +7,7 @@ import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { engineWithOrders, type TransferOrders } from '../operations/index.js';
+import { ANY_READABLE_FILE, engineWithOrders, type TransferOrders } from '../operations/index.js';
 import type { TransferEngine, AttemptSignals, PreparedTransfer, TransferOutcome, TransferRequest } from '../transfer/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
@@ -30,11 +30,10 @@ interface DirectResult {
 
 /**
  * What `send` and `msend` may name as an absolute file: anything the user running the command can
- * read (cli.md §3: "relative to the rule's send directory or absolute"). These transfers run in the
- * user's own process with the user's own rights, so no privilege is crossed; orders that the SERVER
- * carries out (asend/masend rows, REST, web UI, TRANSFER task) stay confined to the served directories.
+ * read (cli.md §3: "relative to the rule's send directory or absolute"), the policy of every local
+ * submission (operations/order-files.ts).
  */
-const ANY_FILE_OF_THE_LOCAL_USER = ['/'] as const;
+const ANY_FILE_OF_THE_LOCAL_USER = ANY_READABLE_FILE;
 
 /**
  * A transfer engine of this client process (its store, pool and directories); `extraServed`: see

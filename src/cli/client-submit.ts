@@ -8,7 +8,7 @@ import { isSendMode, type Rule } from '../model/rule.js';
 import { TransferError } from '../model/transfer-error.js';
 import type { TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { asOrderError, TransferOrders, type TransferOrder } from '../operations/index.js';
+import { ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../operations/index.js';
 import { StoreError } from '../store/index.js';
 import { UsageError } from './cli-error.js';
 import { expandLocalFiles, expandRemote, unescapeWildcards, type LocalFile } from './client-files.js';
@@ -33,7 +33,8 @@ function ordersOf(session: ClientSession): TransferOrders {
   const { config } = session;
   return new TransferOrders({
     store: session.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
-    partner: (id) => session.partner(id),
+    // A local submission: any file this process can read, as the original (operations/order-files.ts).
+    partner: (id) => session.partner(id), extraServed: ANY_READABLE_FILE,
   });
 }
 

@@ -88,11 +88,21 @@ export async function readDirectories(sec: SectionReader): Promise<DirectoryConf
       throw sec.error(name, `cannot create directory ${abs}: ${describeIoError(err)}`);
     }
   }
+  const readable: string[] = [];
+  // Ours (issue 34): one or more <readabledirs>, each a comma-separated list of absolute directories.
+  for (const list of sec.strings('readabledirs')) {
+    for (const item of list.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+      if (!isAbsolute(item)) throw sec.error('readabledirs', `${item} is not an absolute directory`);
+      // The policy compares real paths (symbolic links resolved): so is the root.
+      readable.push(await realpath(item).catch(() => resolve(item)));
+    }
+  }
   return {
     serverHome, virtual,
     in: virtualToAbsolute(serverHome, virtual.in), out: virtualToAbsolute(serverHome, virtual.out),
     arch: virtualToAbsolute(serverHome, virtual.arch), work: virtualToAbsolute(serverHome, virtual.work),
     conf: virtualToAbsolute(serverHome, virtual.conf),
+    ...(readable.length > 0 ? { readable } : {}),
   };
 }
 
@@ -107,6 +117,7 @@ export function writeDirectories(d: DirectoryConfig): XmlOut {
     ...el('serverhome', d.serverHome),
     ...el('in', strip(d.virtual.in)), ...el('out', strip(d.virtual.out)), ...el('arch', strip(d.virtual.arch)),
     ...el('work', strip(d.virtual.work)), ...el('conf', strip(d.virtual.conf)),
+    ...(d.readable !== undefined && d.readable.length > 0 ? el('readabledirs', d.readable.join(',')) : []),
   ]);
 }
 

@@ -35,6 +35,11 @@ export interface DirectoryConfig {
   work: string;
   /** Absolute configuration directory (rule files in no-database mode). */
   conf: string;
+  /**
+   * `directory/readabledirs` (ours): absolute directories besides in/out/work/arch whose files REST,
+   * the web pages and the FileWatcher may name to send (src/operations/order-files.ts).
+   */
+  readable?: readonly string[];
 }
 
 /** `limit` section, every value after the original's normalisation (config.md §3.6). */

@@ -4,7 +4,7 @@
  * one (`services.transfers`: a running transfer is interrupted by it), else acting on the stored
  * rows the way the engine does for a transfer not running on this host (rest-v1.md §12.7).
  */
-import { TransferOrders, type OrderResult } from '../operations/index.js';
+import { remoteReadable, TransferOrders, type OrderResult } from '../operations/index.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { RestServices } from './context.js';
 
@@ -17,7 +17,7 @@ export function ordersOf(services: RestServices): TransferOrders {
     const { config, store } = services;
     orders = new TransferOrders({
       store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
-      live: () => services.transfers, now: () => services.now(),
+      extraServed: remoteReadable(config.directories), live: () => services.transfers, now: () => services.now(),
     });
     cache.set(services, orders);
   }

@@ -11,5 +11,5 @@ export { FILE_DELETED_MARK, TransferOrders, asOrderError, type LiveTransfers, ty
 export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from '../transfer/new-record.js';
 export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
 export { engineWithOrders, storedOrdersOf } from './engine-orders.js';
-export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal } from './order-files.js';
+export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal, ANY_READABLE_FILE, remoteReadable } from './order-files.js';
 export { TransferError, httpStatusOf } from '../model/transfer-error.js';

@@ -14,6 +14,21 @@ import { TransferError } from '../model/transfer-error.js';
 import { ruleDirectories } from '../transfer/placement.js';
 
 /**
+ * Who named the file decides where it may be (issue 34 item 4), the policy's two cases:
+ * - a LOCAL submission (CLI send/msend/asend/masend, the TRANSFER task): any file the process can
+ *   read, as the original; the name still goes through the policy (relative names below the rule's
+ *   send directory, `..` and NUL refused), with `/` as the allowed root;
+ * - a REMOTE one (REST v1/v2, the web pages, the FileWatcher): the host's directories plus
+ *   `directory/readabledirs` of server.xml/client.xml ({@link remoteReadable}).
+ */
+export const ANY_READABLE_FILE: readonly string[] = ['/'];
+
+/** The extra directories a remote submission may name (`directory/readabledirs`). */
+export function remoteReadable(dirs: DirectoryConfig): readonly string[] {
+  return dirs.readable ?? [];
+}
+
+/**
  * The policy's roots for a rule on this host: its send directory, and every directory the host
  * serves, with `extra` (TransferOrdersOptions.extraServed).
  */

@@ -14,6 +14,7 @@ import type { ConnectionPool } from '../net/pool.js';
 import type { Store } from '../store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../tasks/index.js';
 import { engineWithOrders } from '../operations/engine-orders.js';
+import { ANY_READABLE_FILE } from '../operations/order-files.js';
 import type { TransferEngine } from '../transfer/engine.js';
 import { setReceivedFileMode } from '../transfer/placement.js';
 import { TransferScheduler } from '../transfer/scheduler.js';
@@ -68,6 +69,9 @@ export class TransferService {
       ...(this.deps.notify ? { notify: this.deps.notify } : {}),
       roles: config.roles,
       ...(this.deps.hooks ? { hooks: this.deps.hooks } : {}),
+      // Its own orders are local submissions (TRANSFER/RESCHEDULE tasks) and the rows it runs were
+      // checked when submitted (asend/masend: any readable file; REST, web: confined, own services).
+      extraServed: ANY_READABLE_FILE,
     });
     const limits = await store.limits.get(config.hostId).catch(() => undefined);
     if (limits) {

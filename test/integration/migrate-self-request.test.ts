@@ -8,18 +8,12 @@ import { UpdatedInfo } from '../../src/model/transfer.js';
 import { runCli, sandbox, sqliteRows, type Sandbox } from '../cli/cli-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { freePort, killNodes, receivedFile, startNode, writeNode, type Node } from '../transfer/servers.js';
+import { writeClientXml } from './migrate-helpers.js';
 
 const RULES = {
   'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n',
   'pull.rule.xml': '<rule><idrule>pull</idrule><hostids/><mode>2</mode></rule>\n',
 };
-
-/** client.xml of the node: its identity, directories and database (the client and server share them). */
-function writeClientXml(node: Node): void {
-  const server = readFileSync(join(node.confDir, 'server.xml'), 'utf8');
-  const section = (name: string): string => new RegExp(`<${name}>[\\s\\S]*?</${name}>`).exec(server)?.[0] ?? '';
-  writeFileSync(join(node.confDir, 'client.xml'), `<?xml version="1.0" encoding="UTF-8"?>\n<config>${section('identity')}<client/>${section('directory')}${section('limit')}${section('db')}</config>\n`);
-}
 
 async function rowsNamed(node: Node, name: string): Promise<Array<{ updatedinfo: bigint; infostatus: string; requester: string; requested: string }>> {
   return sqliteRows(node.db, `SELECT updatedinfo, infostatus, requester, requested FROM runner WHERE originalname LIKE '%${name}'`);
