@@ -60,6 +60,8 @@ export interface HostOptions {
    * (the passwords still come from `directory`); default: only the in-memory `directory`.
    */
   partnersFromStore?: boolean;
+  /** The SQLite file of the host's database (default `db.sqlite` in its home). */
+  databaseFile?: string;
 }
 
 export interface TestHost {
@@ -99,7 +101,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
     serverHome: home, virtual: sub,
     in: path.join(home, 'in'), out: path.join(home, 'out'), arch: path.join(home, 'arch'), work: path.join(home, 'work'), conf: path.join(home, 'conf'),
   };
-  const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${path.join(home, 'db.sqlite')}`), { hostId: id });
+  const store = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${opts.databaseFile ?? path.join(home, 'db.sqlite')}`), { hostId: id });
   await store.initSchema({ hostId: id });
   const directory = new MemoryPartnerDirectory([{ host: hostEntry(id, 0), password: passwordOf(id) }]);
   const handlers = new RequestHandlers();
