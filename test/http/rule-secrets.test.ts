@@ -8,7 +8,7 @@ import { SECRET_MASK } from '../../src/model/rule-secrets.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 import { ADMIN, basic, host, startHarness, type Harness } from './harness.js';
-import { v1 } from './v1-client.js';
+import { cls, v1 } from './v1-client.js';
 
 const dialects = testDialects();
 const FTP = '-file #TRUEFULLPATH# -to ftp.example -port 21 -user bob -pwd Hunter2xyz -command put';
@@ -100,6 +100,30 @@ describe.each(dialects)('rule credentials and configuration import on $name', (d
     expect((await h.store.hosts.list()).length).toBeGreaterThan(3);
     // The same file once more (no purge, no history question): 200.
     expect((await call(h, 'PUT', `/v2/server/config?purgeRules=true&rulesFile=${encodeURIComponent(files.fileRule!)}`, { auth: ADMIN })).status).toBe(200);
+  });
+
+  it('REST v1 PUT /config with purgerule on the same host: 200, the history\'s rules kept and named in detail; a masked rule unknown here: 400 with the reason', async (ctx) => {
+    if (dbc.skip(ctx)) return;
+    await h.store.hosts.upsert(host(h.config.identity.cryptoKey, 'v1admin', 'adminpw1', { port: -1, isClient: true, address: '0.0.0.0', adminRole: true }));
+    const as = { user: 'v1admin', password: 'adminpw1' };
+    await call(h, 'POST', '/v2/rules', { auth: ADMIN, body: JSON.stringify({ name: 'v1old', mode: 'receive' }) });
+    await h.store.runner.insert(transferRecord(9101n, { idRule: 'v1old', requester: 'hosta', ownerReq: 'hosta', requested: 'hostb', updatedInfo: 5 }));
+    const file = join(h.config.directories.conf, 'v1_rules.xml');
+    writeFileSync(file, `<rules><rule><idrule>v1file</idrule><hostids/><mode>1</mode></rule></rules>`);
+    const imp = await v1(h, 'PUT', '/config', { ...as, body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: file, purgerule: true }) });
+    expect(imp.status, imp.text).toBe(200);
+    expect(imp.json()).toMatchObject({ code: 200, answer: { results: [{ importedrule: true, purgedrule: true }] } });
+    expect(String(imp.json().detail)).toMatch(/rules kept, still used by transfers: .*v1old/);
+    expect(await h.store.rules.get('v1old')).toBeDefined();
+    expect(await h.store.rules.get('v1file')).toBeDefined();
+    expect((await h.store.rules.get('send'))!.rPostTasks.map((t) => t.path).join(' ')).toMatch(/Hunter2xyz/);
+    writeFileSync(file, `<rules><rule><idrule>v1new</idrule><hostids/><mode>1</mode><rposttasks><tasks><task><type>FTP</type><path>-file a -to b -port 21 -user u -pwd ${SECRET_MASK} -command put</path><delay>0</delay></task></tasks></rposttasks></rule></rules>`);
+    const refused = await v1(h, 'PUT', '/config', { ...as, body: JSON.stringify({ '@class': cls('ConfigImportJsonPacket'), rule: file, purgerule: true }) });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 400 });
+    expect(String(refused.json().detail)).toMatch(/v1new.*masked value.*-pwd/);
+    expect(await h.store.rules.get('v1new')).toBeUndefined();
+    expect(await h.store.rules.get('v1old')).toBeDefined();
   });
 
   it('imports a masked export back with the stored secrets, refuses a masked rule unknown here with the reason (400)', async (ctx) => {
