@@ -148,6 +148,8 @@ export interface RunnerRepository {
   updateState(key: TransferKey, change: TransferStateChange): Promise<boolean>;
   /** The hot path during the data phase: RANK and STOPTRANS only. */
   updateRank(key: TransferKey, rank: number): Promise<boolean>;
+  /** The transfer information a task changed (issue 33 item 2, a named non-state update): FILEINFO, TRANSFERINFO and STOPTRANS only. */
+  updateInfo(key: TransferKey, info: { fileInfo: string; transferInfo: string }): Promise<boolean>;
   list(filter?: TransferFilter, options?: TransferListOptions): Promise<TransferRecord[]>;
   count(filter?: TransferFilter): Promise<number>;
   /**

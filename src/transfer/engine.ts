@@ -318,7 +318,8 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
           await this.orders.reschedule(record, at);
         },
       },
-      records: { save: async () => void (await this.core.runner.update(record)) },
+      // The information a task changed, not the whole row: the rest is the session's to write.
+      records: { save: async () => void (await this.core.runner.updateInfo(keyOf(record), { fileInfo: record.fileInfo, transferInfo: record.transferInfo })) },
     };
   }
 }

@@ -112,6 +112,10 @@ export class FileRunnerRepository implements RunnerRepository {
     return this.updateState(key, { rank });
   }
 
+  async updateInfo(key: TransferKey, info: { fileInfo: string; transferInfo: string }): Promise<boolean> {
+    return this.updateState(key, { fileInfo: info.fileInfo, transferInfo: info.transferInfo });
+  }
+
   async list(filter: TransferFilter = {}, options: TransferListOptions = {}): Promise<TransferRecord[]> {
     return orderTransfers((await this.all()).filter((r) => matchesTransfer(r, filter)), options);
   }
