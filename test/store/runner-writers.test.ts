@@ -3,7 +3,9 @@
  * src/store writes them, through methods that take a move of the state machine or a named non-state
  * update. Until the calls below are gone this test is a ratchet: it greps src/ for the RUNNER
  * repository's write methods called outside src/store and fails when a file not listed here writes
- * RUNNER, or a listed file writes more often than listed. Remove a call: lower its count here.
+ * RUNNER, or a listed file writes more often than listed. Remove a call: lower its count here. The
+ * named non-state updates (updateRank: progress, updateInfo: the transfer information) are the
+ * allowed form and not counted; updateState is, since it still takes any columns, not only a move.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +15,7 @@ import { ROOT } from '../cli/cli-helpers.js';
 const SRC = path.join(ROOT, 'src');
 
 /** The write methods of RunnerRepository (src/store/repository-types.ts), called on a `runner`. */
-const WRITE = /\brunner\??\.(insert|insertMany|upsert|update|updateState|updateRank|delete|deleteWhere|resetInterrupted|markFinishedAsDone)\(/g;
+const WRITE = /\brunner\??\.(insert|insertMany|upsert|update|updateState|delete|deleteWhere|resetInterrupted|markFinishedAsDone)\(/g;
 
 /** Whole-row saves: every column from the caller's record, past the state machine. */
 const WHOLE_ROW = new Set(['update', 'upsert']);
@@ -31,8 +33,8 @@ const KNOWN: Record<string, Record<string, number>> = {
   'src/operations/stored-orders.ts': { updateState: 3 },
   'src/operations/transfer-orders.ts': { delete: 3, insert: 4, insertMany: 1, updateState: 2 },
   'src/server/transfer-service.ts': { markFinishedAsDone: 1 },
-  'src/transfer/engine.ts': { update: 1, updateState: 1 },
-  'src/transfer/persistence.ts': { insert: 1, update: 1, updateRank: 2, updateState: 1 },
+  'src/transfer/engine.ts': { updateState: 1 },
+  'src/transfer/persistence.ts': { insert: 1, update: 1, updateState: 1 },
   'src/transfer/requested.ts': { update: 1 },
   'src/transfer/scheduler.ts': { markFinishedAsDone: 1, resetInterrupted: 1, updateState: 4 },
   'src/transfer/unrecorded-ends.ts': { updateState: 1 },
