@@ -51,6 +51,27 @@ describe('EXEC family through real transfers', () => {
     expect(requested.globalStep).toBe(TaskStep.ALLDONETASK);
   });
 
+  it('a partner\'s -info with quotes reaches %s as sent, one argument each (issue 32)', async () => {
+    const args = at(b, 'info-args.txt');
+    const rec = await script('record-info.sh', `out="$1"; shift; for x in "$@"; do printf '%s\\n' "$x"; done > "$out"`);
+    await addRulePair([a, b], 'exec', journal, (h) => (h === b ? { rPostTasks: [task('EXEC', `${rec} ${args} %s %s %s`, 10_000)] } : {}));
+    const { out } = await transferBetween(a, b, { rule: 'exec', file: 'f.txt', fileInfo: `lot"42 it's #TRUEFULLPATH#` });
+    expect(out.code, out.message).toBe(ErrorCode.CompleteOk);
+    expect((await readFile(args, 'utf8')).split('\n').filter(Boolean)).toEqual(['lot"42', "it's", '#TRUEFULLPATH#']);
+  });
+
+  it('the error the partner receives names no program, argument or rule line of the receiver (issue 32)', async () => {
+    await addRulePair([a, b], 'exec', journal, (h) => (h === b ? { rPostTasks: [task('EXEC', '/opt/hidden/svc-no-such-tool -pwd Hunter2 #TRUEFULLPATH#', 5000)] } : {}));
+    const missing = await transferBetween(a, b, { rule: 'exec', file: 'f.txt' });
+    expect(missing.out.code).toBe(ErrorCode.CommandNotFound);
+    expect(missing.out.message).not.toMatch(/hidden|svc-no-such-tool|Hunter2/);
+    await addRulePair([a, b], 'exec2', journal, (h) => (h === b ? { rPostTasks: [task('EXEC', '/bin/true /opt/hidden/x "unbalanced', 5000)] } : {}));
+    const malformed = await transferBetween(a, b, { rule: 'exec2', file: 'f.txt' });
+    expect(malformed.out.code).toBe(ErrorCode.CommandNotFound);
+    expect(malformed.out.message).toContain('unbalanced quotes');
+    expect(malformed.out.message).not.toMatch(/hidden|bin\/true/);
+  });
+
   it('exit 1 is a success (warning in the log); the next task runs', async () => {
     const one = await script('one.sh', 'echo "minor issue" >&2; exit 1');
     await addRulePair([a, b], 'exec', journal, (h) => (h === b ? { rPostTasks: [task('EXEC', one, 5000), task('COPYRENAME', '#INPATH#/after-exit-1.txt')] } : {}));
