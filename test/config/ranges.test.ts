@@ -1,6 +1,8 @@
 // Issue 32 item 6: every number read from a configuration file or a command option is held to its
 // entry of the range table; beyond it the load stops naming the element and the range.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkRange, ConfigError, CONFIG_RANGES, describeRange, loadAuthentFile, loadClientConfig, loadLimitFile, loadRuleFile, loadServerConfig, loadSnmpConfig,
@@ -52,6 +54,14 @@ describe('the range table', () => {
     expect(checkRange('-5', range)).toEqual({ ok: true, value: -5n });
     expect(checkRange('-9223372036854775808', range)).toMatchObject({ ok: false });
     expect(checkRange('1e24', range)).toMatchObject({ ok: false, message: '1e24 is not an integer; expected an integer from -9223372036854775807 to 9223372036854775807 (transfer id)' });
+  });
+
+  it('docs/security.md lists every entry with its range', () => {
+    const doc = readFileSync(fileURLToPath(new URL('../../docs/security.md', import.meta.url)), 'utf8');
+    for (const [key, r] of [...Object.entries(CONFIG_RANGES), ...Object.entries(OPTION_RANGES)]) {
+      expect(doc, key).toContain(`| \`${key}\` |`);
+      expect(doc.split('\n').find((l) => l.startsWith(`| \`${key}\` |`)), key).toContain(`${r.kind === 'double' ? 'number' : 'integer'} ${r.min} .. ${r.max} |`);
+    }
   });
 
   it('an element without an entry is held to its Java type', () => {
