@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { RestConfig } from '../config/index.js';
+import { LISTEN_BACKLOG } from '../net/connection-gate.js';
 import { loadTlsMaterial } from '../net/tls.js';
 import { createRestApp } from './app.js';
 import type { RestServices } from './context.js';
@@ -34,7 +35,7 @@ export class RestListener {
       tls = (await loadTlsMaterial({ keyPath: ssl.keyPath, keyStorePass: ssl.keyStorePassword, keyPass: ssl.keyPassword })).server;
     }
     const app = createRestApp({ services, rest }, tls);
-    await app.listen({ port: rest.port, host: rest.address ?? '0.0.0.0' });
+    await app.listen({ port: rest.port, host: rest.address ?? '0.0.0.0', backlog: LISTEN_BACKLOG });
     this.app = app;
   }
 

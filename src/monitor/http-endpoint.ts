@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LISTEN_BACKLOG } from '../net/connection-gate.js';
 
 export interface HealthCheck {
   /** Resolves when the database answers (rejects or times out otherwise). */
@@ -61,7 +62,7 @@ export class MetricsEndpoint {
     this.opts.guard?.(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.port, this.opts.address, () => {
+      server.listen({ port: this.opts.port, host: this.opts.address, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -39,6 +39,13 @@ export interface GateLimits {
   pendingMeaning: string;
 }
 
+/**
+ * The listen backlog of every listener (the kernel caps it at net.core.somaxconn): under a
+ * reconnecting flood the accept queue overflows with Node's 511, and a partner's handshake then
+ * waits for SYN retransmissions (1 s, 3 s, 7 s...) instead of its turn in the queue.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** Addresses logged per kind and period at most; the others share one line. */
 const MAX_ADDRESSES_PER_PERIOD = 50;
 /** Addresses remembered as trusted at most (the least recently authenticated are forgotten). */
@@ -104,7 +111,7 @@ export class HostConnections {
   }
 
   /** True when `ip` opened more than one connection in its current window. */
-  private repeats(ip: string): boolean {
+  repeats(ip: string): boolean {
     const r = this.recent.get(ip);
     return r !== undefined && r.count > 1 && this.now() - r.since < REPEAT_WINDOW_MS;
   }
@@ -221,10 +228,14 @@ export class ListenerGate {
   refused = 0;
   /** Pending connections dropped to make room since start. */
   shed = 0;
+  /** Told of each refusal with the limit reached (the R66 listener's SNMP notification). */
+  onRefuse: ((limit: string) => void) | undefined;
   /** Pending connections closed by their deadline since start. */
   deadlineClosed = 0;
   private readonly pending = new Set<Admission>();
   private readonly perAddress = new Map<string, number>();
+  /** Pending connections per address (a reconnecting address that holds some may not shed others). */
+  private readonly pendingPerAddress = new Map<string, number>();
   /** By remote address and port: a TLS socket finds the admission of the raw socket under it. */
   private readonly bySocket = new Map<string, Admission>();
 
@@ -235,10 +246,25 @@ export class ListenerGate {
     return this.pending.size;
   }
 
+  /**
+   * The refusals that shed nothing (per-address cap, a reconnecting address when full): false after
+   * logging; cheap, so a listener may ask before it builds anything for the socket.
+   */
+  precheck(socket: Socket, limits: GateLimits): boolean {
+    const ip = normaliseIp(socket.remoteAddress ?? '');
+    if ((this.perAddress.get(ip) ?? 0) >= limits.maxPerAddress) return this.refuse(ip, `${limits.names.maxPerAddress} ${limits.maxPerAddress}`) ?? false;
+    // When full, a reconnecting address that still holds pending connections here is refused
+    // rather than shedding: flooders cannot displace one another (churn costs one accept and one
+    // close), only newcomers and trusted addresses displace them.
+    const full = this.fullAt(limits);
+    if (full !== undefined && (this.pendingPerAddress.get(ip) ?? 0) > 0 && this.host.repeats(ip) && !this.host.isTrusted(ip)) return this.refuse(ip, full, 'this address reconnects while its connections wait') ?? false;
+    return true;
+  }
+
   /** Admits an accepted socket (it starts pending), or returns undefined after logging why not: the caller destroys it. */
   admit(socket: Socket, limits: GateLimits): Admission | undefined {
+    if (!this.precheck(socket, limits)) return undefined;
     const ip = normaliseIp(socket.remoteAddress ?? '');
-    if ((this.perAddress.get(ip) ?? 0) >= limits.maxPerAddress) return this.refuse(ip, `${limits.names.maxPerAddress} ${limits.maxPerAddress}`);
     // Room is made by shedding pending connections; the authenticated (or busy) ones are never touched.
     while (this.open >= limits.maxConnections || this.pending.size >= limits.maxPending) {
       const full = this.open >= limits.maxConnections ? `${limits.names.maxConnections} ${limits.maxConnections}` : `${limits.names.maxPending} ${limits.maxPending}`;
@@ -259,12 +285,21 @@ export class ListenerGate {
     return a;
   }
 
+  /** The limit that is full now (no room without shedding), or undefined. */
+  private fullAt(limits: GateLimits): string | undefined {
+    if (this.open >= limits.maxConnections) return `${limits.names.maxConnections} ${limits.maxConnections}`;
+    if (this.pending.size >= limits.maxPending) return `${limits.names.maxPending} ${limits.maxPending}`;
+    if (this.host.open >= this.host.maxTotal) return `maxtotalconnections ${this.host.maxTotal}`;
+    return undefined;
+  }
+
   /** The admission of a socket of this listener (the raw one, or a TLS socket over it). */
   find(socket: Socket): Admission | undefined {
     return this.bySocket.get(socketKey(socket));
   }
 
   enterPending(a: Admission): void {
+    if (!this.pending.has(a)) this.pendingPerAddress.set(a.ip, (this.pendingPerAddress.get(a.ip) ?? 0) + 1);
     this.pending.add(a);
     this.host.pending.add(a);
     a.arm();
@@ -272,7 +307,11 @@ export class ListenerGate {
 
   leavePending(a: Admission): void {
     a.disarm();
-    this.pending.delete(a);
+    if (this.pending.delete(a)) {
+      const left = (this.pendingPerAddress.get(a.ip) ?? 1) - 1;
+      if (left > 0) this.pendingPerAddress.set(a.ip, left);
+      else this.pendingPerAddress.delete(a.ip);
+    }
     this.host.pending.delete(a);
   }
 
@@ -294,9 +333,10 @@ export class ListenerGate {
     return true;
   }
 
-  private refuse(ip: string, limit: string): undefined {
+  private refuse(ip: string, limit: string, why?: string): undefined {
     this.refused++;
-    this.host.log.warn(`refused:${this.name}`, ip, { listener: this.name, open: this.open, refused: this.refused }, `${this.name}: connection refused (${limit} reached)`);
+    this.host.log.warn(`refused:${this.name}`, ip, { listener: this.name, open: this.open, refused: this.refused }, `${this.name}: connection refused (${limit} reached${why === undefined ? '' : `; ${why}`})`);
+    this.onRefuse?.(`${limit} reached`);
     return undefined;
   }
 }

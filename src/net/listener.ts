@@ -5,7 +5,7 @@
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { acceptChannel } from './acceptor.js';
-import { r66Limits, type Admission, type HostConnections, type ListenerGate } from './connection-gate.js';
+import { LISTEN_BACKLOG, r66Limits, type Admission, type HostConnections, type ListenerGate } from './connection-gate.js';
 import { Connection } from './connection.js';
 import type { NetContext, NetGuard } from './context.js';
 import { reportFdExhaustion } from './fd-limit.js';
@@ -67,6 +67,16 @@ export class R66Listener {
     return this.gates?.gate;
   }
 
+  /** This listener's gate in the guard's host connections (a new one when the guard changed: tests). */
+  private gateOf(guard: NetGuard): ListenerGate {
+    if (this.gates?.of !== guard.connections) {
+      const gate = guard.connections.listener(this.name);
+      gate.onRefuse = (limit) => this.ctx.notify?.('overloaded', `${this.name}: connection refused`, limit);
+      this.gates = { of: guard.connections, gate };
+    }
+    return this.gates.gate;
+  }
+
   /**
    * Admits an accepted socket through the gate of the context's guard (none: no limits); undefined
    * when refused, after which the caller destroys the socket.
@@ -74,10 +84,7 @@ export class R66Listener {
   private admit(socket: Socket): Admission | null | undefined {
     const guard: NetGuard | undefined = this.ctx.guard;
     if (guard === undefined) return null;
-    if (this.gates?.of !== guard.connections) this.gates = { of: guard.connections, gate: guard.connections.listener(this.name) };
-    const admission = this.gates.gate.admit(socket, r66Limits(guard));
-    if (admission === undefined) this.ctx.notify?.('overloaded', `${this.name}: connection refused`, 'connection limits reached');
-    return admission;
+    return this.gateOf(guard).admit(socket, r66Limits(guard));
   }
 
   async start(): Promise<void> {
@@ -123,7 +130,7 @@ export class R66Listener {
     }
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port, host: address }, () => {
+      server.listen({ port, host: address, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         // Out of descriptors at accept: one ERROR a minute (fd-limit.ts), not one per attempt.
         server.on('error', (err) => {
@@ -139,6 +146,11 @@ export class R66Listener {
       // Accept then close, nothing sent (§1.4).
       accepted.destroy();
       this.ctx.notify?.('error', 'Black Listed connection temptative', this.options.tls === undefined ? 'During connection' : 'During Handshake');
+      return;
+    }
+    // Refused before anything is built for it: a flood's refused sockets cost an accept and a close.
+    if (this.options.tls === undefined && this.ctx.guard !== undefined && !this.gateOf(this.ctx.guard).precheck(accepted, r66Limits(this.ctx.guard))) {
+      accepted.destroy();
       return;
     }
     // A plain socket (accepted paused) goes on as one reading into the shared buffer; a TLS one,

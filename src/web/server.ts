@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import { LISTEN_BACKLOG } from '../net/connection-gate.js';
 import { guardHttpServer, type GatedConfig } from '../net/http-gate.js';
 import { CLIENT_JS } from './assets/client.js';
 import { STYLE_CSS } from './assets/style.js';
@@ -83,7 +84,7 @@ export class WebListener {
       for (const host of this.addresses.length > 0 ? this.addresses : ['0.0.0.0']) {
         const app = await this.build();
         this.apps.push(app);
-        await app.listen({ port: this.port, host });
+        await app.listen({ port: this.port, host, backlog: LISTEN_BACKLOG });
       }
     } catch (err) {
       await this.stop();

@@ -75,4 +75,30 @@ describe('host total over listeners', () => {
       await flood.stop();
     }
   });
+
+  it('when full, refuses a reconnecting address that holds pending connections instead of shedding, and sheds for a newcomer', async () => {
+    const { logger } = captureLogger();
+    const config = { security: { ...defaultSecurity(30_000), httpMaxConnections: 10, httpMaxConnectionsPerAddress: 100 }, limits: { timeoutCon: 30_000 } };
+    const server = createServer((_req, res) => res.end('ok'));
+    const gate = guardHttpServer(server, 'one', config, logger);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    const port = (server.address() as { port: number }).port;
+    const first = new IdleFlood(port, ['127.0.3.1'], 10, false).start();
+    const again = new IdleFlood(port, ['127.0.3.1'], 5, false);
+    try {
+      await waitFor(() => gate.open === 10, { what: 'the listener full' });
+      again.start();
+      await waitFor(() => gate.refused === 5, { what: 'the reconnections refused' });
+      expect(gate.shed).toBe(0);
+      const status = await new Promise<number>((resolve) => {
+        request({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0)).end();
+      });
+      expect(status).toBe(200);
+      expect(gate.shed).toBe(1);
+    } finally {
+      await first.stop();
+      await again.stop();
+    }
+  });
 });

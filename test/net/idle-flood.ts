@@ -25,6 +25,8 @@ export class IdleFlood {
     private readonly addresses: string[],
     private readonly perAddress: number,
     private readonly reconnect: boolean,
+    /** Pause before a reconnection (0: at once); far below any deadline, so the slots stay taken. */
+    private readonly reconnectDelayMs = 0,
   ) {}
 
   start(): this {
@@ -45,7 +47,10 @@ export class IdleFlood {
     this.sockets.add(s);
     s.once('close', () => {
       this.sockets.delete(s);
-      if (this.reconnect && !this.stopped) setImmediate(() => this.open(address));
+      if (this.reconnect && !this.stopped) {
+        if (this.reconnectDelayMs > 0) setTimeout(() => this.open(address), this.reconnectDelayMs);
+        else setImmediate(() => this.open(address));
+      }
     });
   }
 
