@@ -204,9 +204,10 @@ export class ServerRuntime {
         }
         // Rows a Java host wrote name their files relative to serverhome (operations/stored-paths.ts).
         this.currentStore = resolvingStoredPaths(store, this.config.directories);
-        // A database file changed under the server (sqlite-guard.ts): said once; every later query
-        // fails with the same message, so transfers and requests are refused while the server stays up.
-        this.stopFaultReports = onDatabaseFault((err) => this.log.error({ err: err.message }, 'database unusable: new transfers and requests are refused until the server is restarted'));
+        // A database file changed under the server or unwritable (sqlite-guard.ts): said once; every
+        // later query fails with the same message (which says until when), so transfers and requests
+        // are refused while the server stays up.
+        this.stopFaultReports = onDatabaseFault((err) => this.log.error({ err: err.message }, 'database unusable: new transfers and requests are refused'));
       },
       describe: () => [this.config.db === null ? 'no database' : `database ${this.config.db.server}`],
       stop: async () => {

@@ -81,6 +81,9 @@ export class StatementCache {
 
   close(): void {
     this.statements.clear();
+    // Closing checkpoints through the -shm mapping: with a file that cannot be written that is a
+    // SIGBUS (sqlite-guard.ts). Left to the process's exit; the WAL is recovered at the next open.
+    if (this.guard.unwritable) return;
     this.database.close();
   }
 }
@@ -282,7 +285,14 @@ class GroupCommitDriver implements Driver {
       }
       if (group.length > 1) db.exec('commit');
     } catch (err) {
-      if (db.inTransaction) db.exec('rollback');
+      // A failed rollback (I/O error) must not throw out of the check phase: the callers get `err`.
+      if (db.inTransaction) {
+        try {
+          db.exec('rollback');
+        } catch {
+          // SQLite rolls a transaction back itself on the errors where ROLLBACK fails.
+        }
+      }
       // Nothing of the group is kept (a caller whose own change failed already has its error).
       for (const change of group) change.reject(err);
       return;

@@ -15,7 +15,7 @@
  * every later query gets the same StoreError naming the file and what happened, so transfers and
  * REST requests are refused with that message while the process stays up and can stop cleanly.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, statSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, type Stats } from 'node:fs';
 import { StoreError } from './errors.js';
 
 /** Listeners told of every guard's failure (the server logs it once, as an error). */
@@ -53,17 +53,58 @@ export class SqliteFileGuard {
     return this.failure;
   }
 
-  /** Throws the guard's StoreError when the database's files changed under this connection. */
+  /**
+   * Throws the guard's StoreError when the database's files changed under this connection, or
+   * while one of them cannot be written (see lookWritable()).
+   */
   check(): void {
     if (this.failure !== null) throw this.failure;
-    if (this.database === null || this.lookedThisTurn) return;
-    this.lookedThisTurn = true;
-    setImmediate(() => (this.lookedThisTurn = false));
-    const why = this.look();
-    if (why === null) return;
-    this.failure = new StoreError(`the database file ${this.filename} ${why} while the server ran: no database work is possible until it is restarted with a good database`);
-    for (const listener of faultListeners) listener(this.failure);
-    throw this.failure;
+    if (this.database === null) return;
+    if (!this.lookedThisTurn) {
+      this.lookedThisTurn = true;
+      setImmediate(() => (this.lookedThisTurn = false));
+      const why = this.look();
+      if (why !== null) {
+        this.failure = new StoreError(`the database file ${this.filename} ${why} while the server ran: no database work is possible until it is restarted with a good database`);
+        for (const listener of faultListeners) listener(this.failure);
+        throw this.failure;
+      }
+      this.lookWritable();
+    }
+    if (this.blocked !== null) throw this.blocked;
+  }
+
+  /** Set while a file of the database cannot be written (lookWritable()). */
+  private blocked: StoreError | null = null;
+
+  /** True when a file of the database cannot be written now (looked at afresh): its connection must not even be closed. */
+  get unwritable(): boolean {
+    if (this.database !== null && this.failure === null) this.lookWritable();
+    return this.blocked !== null;
+  }
+
+  /**
+   * A database file this process may no longer write (mode changed, `chattr +i`, a read-only
+   * mount): SQLite would still write its `-shm` through the mapping, and on an immutable file the
+   * kernel answers that write with SIGBUS (exit 135, issue 32). Every statement is refused with a
+   * StoreError naming the file while it lasts (said once to the listeners), and work goes on once
+   * it can be written again. One access() per file and turn (about 1 µs each).
+   */
+  private lookWritable(): void {
+    const db = this.database as Watched;
+    for (const file of [db.path, `${db.path}-wal`, `${db.path}-shm`]) {
+      try {
+        accessSync(file, constants.W_OK);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') continue;
+        const first = this.blocked === null;
+        this.blocked = new StoreError(`the database file ${file} cannot be written (${code}): no database work is possible until it can be written again`);
+        if (first) for (const listener of faultListeners) listener(this.blocked);
+        return;
+      }
+    }
+    this.blocked = null;
   }
 
   /** What changed (a phrase), or null. */

@@ -14,6 +14,27 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { StoreError } from '../../src/store/errors.js';
 
+/**
+ * Whether files in the temporary directory can be made immutable (root on a file system with
+ * attributes, as CI's ext4): the only way to make a file unwritable for root, and the one that
+ * turned SQLite's next write of its -shm mapping into a SIGBUS (issue 32).
+ */
+function canMakeImmutable(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-chattr-'));
+  try {
+    writeFileSync(join(dir, 'f'), '');
+    execFileSync('chattr', ['+i', join(dir, 'f')], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', join(dir, 'f')], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+if (!canMakeImmutable()) console.log('test/faults/database-files.test.ts: the unwritable-files case is skipped (chattr +i needs root and a file system with attributes)');
+
 type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a test table outside the schema
 
 describe('a SQLite database whose files change under the process', () => {
@@ -58,6 +79,22 @@ describe('a SQLite database whose files change under the process', () => {
     copyFileSync(file, join(dir, 'copy.sqlite'));
     renameSync(join(dir, 'copy.sqlite'), file);
     await expect(read()).rejects.toThrow(`the database file ${file} was replaced by another file while the server ran`);
+  });
+
+  it.skipIf(!canMakeImmutable())('files made unwritable (chattr +i) refuse every statement instead of a SIGBUS, and work again after', async () => {
+    const files = [file, `${file}-wal`, `${file}-shm`];
+    execFileSync('chattr', ['+i', ...files]);
+    try {
+      // A turn later: the guard looks once per turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      await expect(write()).rejects.toThrow(StoreError);
+      await expect(read()).rejects.toThrow(`the database file ${file} cannot be written (EPERM): no database work is possible until it can be written again`);
+    } finally {
+      execFileSync('chattr', ['-i', ...files]);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    await write();
+    expect(((await read()) as { rows: Array<{ n: bigint }> }).rows[0]?.n).toBe(201n);
   });
 
   it('an unchanged database keeps working across turns', async () => {
