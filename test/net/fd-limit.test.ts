@@ -3,7 +3,8 @@
 // another listener's connection, and EMFILE/ENFILE is said at ERROR once per period.
 import { createServer, request, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultSecurity } from '../../src/config/index.js';
+import { defaultSecurity, loadServerConfig, writeServerConfig } from '../../src/config/index.js';
+import { makeInstance } from '../config/instance.js';
 import { totalConnectionCap } from '../../src/net/connection-gate.js';
 import { connectionCeiling, isFdExhaustion, openFileLimit, reportFdExhaustion } from '../../src/net/fd-limit.js';
 import { guardHttpServer } from '../../src/net/http-gate.js';
@@ -99,6 +100,25 @@ describe('host total over listeners', () => {
     } finally {
       await first.stop();
       await again.stop();
+    }
+  });
+});
+
+describe('server.xml <security> connection elements', () => {
+  it('reads them over the defaults and writes them back', async () => {
+    const inst = await makeInstance();
+    try {
+      const plain = await loadServerConfig(await inst.sample('server.xml'));
+      expect(plain.security).toMatchObject({ maxUnauthenticated: 256, httpMaxConnections: 512, httpMaxConnectionsPerAddress: 64, httpIdleTimeoutMs: 10_000, maxEventStreamsPerClient: 4 });
+      expect(plain.security?.maxTotalConnections).toBeUndefined();
+      const f = await inst.sample('server.xml', (x) => x.replace('</config>', '<security><maxunauthenticated>50</maxunauthenticated><httpmaxconnections>40</httpmaxconnections><httpmaxconnectionsperaddress>8</httpmaxconnectionsperaddress><httpidletimeout>2000</httpidletimeout><maxtotalconnections>900</maxtotalconnections><maxeventstreamsperclient>2</maxeventstreamsperclient></security></config>'));
+      const loaded = await loadServerConfig(f);
+      expect(loaded.security).toMatchObject({ maxUnauthenticated: 50, httpMaxConnections: 40, httpMaxConnectionsPerAddress: 8, httpIdleTimeoutMs: 2000, maxTotalConnections: 900, maxEventStreamsPerClient: 2 });
+      const copy = await inst.write('copy.xml', '');
+      await writeServerConfig(copy, loaded);
+      expect((await loadServerConfig(copy)).security).toEqual(loaded.security);
+    } finally {
+      await inst.cleanup();
     }
   });
 });
