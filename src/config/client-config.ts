@@ -5,7 +5,7 @@ import {
   optionalPath, readAliases, readBusiness, readDb, readDirectories, readExtendTaskFactories, readIdentity, readLimits, readSsl,
   writeAliases, writeBusiness, writeDb, writeDirectories, writeExtendTaskFactories, writeIdentity, writeLimits, writeSsl,
 } from './common-sections.js';
-import { ignoredClientSettings } from './ignored-settings.js';
+import { ignoredClientSettings, unusedElementsLine } from './ignored-settings.js';
 import type { ClientConfig, SpooledConfig, SpooledDaemonConfig } from './types.js';
 import { isSaneValue, SectionReader } from './values.js';
 import { readXmlFile } from './xml-read.js';
@@ -51,6 +51,8 @@ export async function loadClientConfig(file: string, options: ClientLoadOptions 
   };
   // Settings read but not acted on yet (ignored-settings.ts).
   if (full) warnings.push(...(await ignoredClientSettings(config)));
+  const unused = unusedElementsLine(root);
+  if (unused !== undefined) warnings.push(unused);
   return config;
 }
 

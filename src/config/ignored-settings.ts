@@ -10,6 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ClientConfig, ServerConfig } from './types.js';
+import type { SectionReader } from './values.js';
 
 /** What an entry looks at: the loaded configuration and the logback file beside it, if any. */
 export interface SettingContext<C> {
@@ -90,4 +91,27 @@ export async function ignoredServerSettings(config: ServerConfig): Promise<strin
 export async function ignoredClientSettings(config: ClientConfig): Promise<string[]> {
   const logbackFile = await logbackFileOf(config, 'client');
   return messages(IGNORED_CLIENT_SETTINGS, { config, logbackFile });
+}
+
+/**
+ * Elements of the original's files this host reads past without acting on them (obsolete in the
+ * original too, or misspellings it ignores), as `section/element`. One WARN line at start names
+ * those present (issue 34 item 5); `svc-r66server migrate` reports the same line.
+ */
+const UNUSED_ELEMENTS: ReadonlyArray<readonly [string, string, string, ((s: SectionReader) => boolean)?]> = [
+  ['limit', 'usefastmd5', 'obsolete'],
+  ['limit', 'fastmd5', 'obsolete'],
+  ['limit', 'nofastmd5', 'obsolete'],
+  // True is what this host does anyway: only False is not acted on.
+  ['limit', 'checkversion', 'False: the version exchange always runs', (s) => !s.boolean('checkversion', true)],
+  ['server', 'businessfactorynetwork', 'not read by the original either'],
+  ['business', 'businessids', 'the element read is businessid'],
+];
+
+/** The one line naming the unused elements present under `root`, or undefined when none is. */
+export function unusedElementsLine(root: SectionReader): string | undefined {
+  const found = UNUSED_ELEMENTS
+    .filter(([sec, el, , used]) => root.section(sec).has(el) && (used === undefined || used(root.section(sec))))
+    .map(([sec, el, why]) => `<${sec}/${el}> (${why})`);
+  return found.length === 0 ? undefined : `${root.file}: elements read but not acted on: ${found.join(', ')}`;
 }

@@ -8,7 +8,7 @@ import {
 } from './common-sections.js';
 import { decryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError, describeIoError } from './errors.js';
-import { ignoredServerSettings } from './ignored-settings.js';
+import { ignoredServerSettings, unusedElementsLine } from './ignored-settings.js';
 import { formatRoleSet, parseRoleSet } from './roles.js';
 import { readSecurity, writeSecurity } from './security.js';
 import {
@@ -56,6 +56,8 @@ export async function loadServerConfig(file: string): Promise<ServerConfig> {
   };
   // Settings read but not acted on yet are each reported at start (ignored-settings.ts).
   warnings.push(...(await ignoredServerSettings(config)));
+  const unused = unusedElementsLine(root);
+  if (unused !== undefined) warnings.push(unused);
   return config;
 }
 
@@ -169,7 +171,13 @@ async function readRest(sec: SectionReader, dirs: DirectoryConfig, warnings: str
   let sigKey: Buffer | undefined;
   // The original accepts authentication without a key and then offers Basic only: so do we, with a
   // start-up warning (HMAC and signatures are then refused with a message saying why).
-  const keyName = sec.nonEmpty('restsigkey');
+  // `restsignkey` is the seed documentation's spelling (config.md §10.6); the original reads only
+  // `restsigkey`. Accepted, with a warning, so a file written after that documentation keeps its key.
+  let keyName = sec.nonEmpty('restsigkey');
+  if (keyName === undefined && sec.nonEmpty('restsignkey') !== undefined) {
+    keyName = sec.nonEmpty('restsignkey');
+    warnings.push(`${sec.file}: <rest/restsignkey> is not read by the original; accepted here as <restsigkey>`);
+  }
   if ((signature || authenticated) && keyName === undefined) {
     warnings.push(`${sec.path} on port ${port}: no restsigkey; REST accepts Basic authentication only (HMAC and signed requests are refused)`);
   }

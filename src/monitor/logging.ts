@@ -166,9 +166,10 @@ export class LogRouter implements DestinationStream {
   constructor(private readonly settings: LogbackSettings, private readonly sinks: Map<string, Sink>, fallbackLevel: LogbackLevel) {
     this.rootLevel = PINO_LEVEL[settings.rootLevel ?? fallbackLevel];
     for (const l of settings.loggers) {
-      const name = componentOf(l.name);
-      if (l.level !== undefined) this.levels.set(name, PINO_LEVEL[l.level]);
-      this.routes.set(name, { sinks: l.appenders.map((r) => sinks.get(r)).filter((s) => s !== undefined), additive: l.additive });
+      for (const name of componentsOf(l.name)) {
+        if (l.level !== undefined) this.levels.set(name, PINO_LEVEL[l.level]);
+        this.routes.set(name, { sinks: l.appenders.map((r) => sinks.get(r)).filter((s) => s !== undefined), additive: l.additive });
+      }
     }
   }
 
@@ -186,7 +187,7 @@ export class LogRouter implements DestinationStream {
 
   setLevel(level: LogbackLevel, logger?: string): void {
     if (logger === undefined || logger === '' || logger.toUpperCase() === 'ROOT') this.rootLevel = PINO_LEVEL[level];
-    else this.levels.set(componentOf(logger), PINO_LEVEL[level]);
+    else for (const name of componentsOf(logger)) this.levels.set(name, PINO_LEVEL[level]);
     this.syncPinoLevel();
   }
 
@@ -212,8 +213,27 @@ export class LogRouter implements DestinationStream {
 }
 
 /** `svc.transfer`, `svc-r66.transfer` and `transfer` all name the component `transfer`. */
-function componentOf(loggerName: string): string {
-  return loggerName.replace(/^svc(-r66)?\./, '');
+/**
+ * The original's logger names (Java packages, longest prefix first) and the components of ours that
+ * do that work, so a logback file of a Java host keeps its levels and appenders (issue 34 item 5).
+ */
+const JAVA_LOGGERS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['org.waarp.openr66.context.task', ['tasks']],
+  ['org.waarp.openr66.protocol.monitoring', ['push-monitor']],
+  ['org.waarp.openr66.protocol.snmp', ['snmp']],
+  ['org.waarp.snmp', ['snmp']],
+  ['org.waarp.openr66.protocol.localhandler.packet.business', ['business']],
+  ['org.waarp.openr66.context', ['transfer']],
+  ['org.waarp.openr66.protocol', ['transfer']],
+  ['org.waarp.openr66.commander', ['transfer']],
+  ['org.waarp.openr66.database', ['transfer']],
+  ['org.waarp', ['transfer', 'tasks', 'business', 'snmp', 'push-monitor']],
+];
+
+/** Our components a logger name stands for: ours (`transfer`, `svc.transfer`) or the original's. */
+function componentsOf(loggerName: string): readonly string[] {
+  const java = JAVA_LOGGERS.find(([prefix]) => loggerName === prefix || loggerName.startsWith(`${prefix}.`));
+  return java ? java[1] : [loggerName.replace(/^svc(-r66)?\./, '')];
 }
 
 /**

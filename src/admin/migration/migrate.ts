@@ -17,7 +17,6 @@ import type { CsvRecord } from './csv.js';
 import { DbSectionError, exists, hasDbSection, originalText, pointDbSection } from './db-section.js';
 import { chooseH2Jar, findH2Jars, H2ReadError, javaRunner, locateH2, readH2, type H2Content, type H2Table, type JavaRunner } from './h2-reader.js';
 import { hostConfigOf, hostOf, limitsOf, multipleMonitorOf, RowError, ruleOf, transferOf } from './rows.js';
-import { unusedElements } from './unused-elements.js';
 
 export interface MigrationOptions {
   /** The Java host's server.xml (rewritten in place; its original kept as server.xml.bak). */
@@ -219,7 +218,7 @@ async function migrateClient(opts: MigrationOptions, serverDb: DbConfig, report:
   let client;
   try {
     client = await loadClientConfig(fromBackup ? `${file}.bak` : file);
-    report.ignored.push(...unusedElements(text, 'client.xml'), ...client.warnings.map((m) => `client.xml: ${m}`));
+    report.ignored.push(...client.warnings);
   } catch (err) {
     throw new MigrationError(`cannot read the Java client configuration: ${describe(err)}`, 2);
   }
@@ -246,7 +245,7 @@ export async function migrateHost(opts: MigrationOptions): Promise<MigrationRepo
   if (db === null) throw new MigrationError(`${serverXml}: no <db> section (no-database mode): there is no database to migrate; start svc-r66server as it is`, 1);
   const report: MigrationReport = {
     hostId: config.hostId, dryRun: opts.dryRun, source: '', target: '', inPlace: db.dialect !== 'h2', tables: [], inFlight: 0,
-    ignored: [...unusedElements(text, 'server.xml'), ...config.warnings.map((m) => `server.xml: ${m}`)],
+    ignored: [...config.warnings],
     files: [], next: [],
   };
   try {
