@@ -94,6 +94,13 @@ describe('TLS listener limits', () => {
       const third = await open();
       await new Promise((resolve) => third.once('close', resolve));
       expect(host.listener!.refusedConnections).toBe(1);
+      // A socket that never shakes hands is closed by the gate's deadline (handshaketimeout).
+      host.ctx.guard = guard({ handshakeTimeoutMs: 200 });
+      const late = await open();
+      const started = Date.now();
+      await new Promise((resolve) => late.once('close', resolve));
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(host.listener!.gate!.deadlineClosed).toBe(1);
       for (const s of held) s.destroy();
     } finally {
       await host.close();
