@@ -13,26 +13,8 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { StoreError } from '../../src/store/errors.js';
+import { canMakeImmutable } from './immutable.js';
 
-/**
- * Whether files in the temporary directory can be made immutable (root on a file system with
- * attributes, as CI's ext4): the only way to make a file unwritable for root, and the one that
- * turned SQLite's next write of its -shm mapping into a SIGBUS (issue 32).
- */
-function canMakeImmutable(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const dir = mkdtempSync(join(tmpdir(), 'svc-chattr-'));
-  try {
-    writeFileSync(join(dir, 'f'), '');
-    execFileSync('chattr', ['+i', join(dir, 'f')], { stdio: 'ignore' });
-    execFileSync('chattr', ['-i', join(dir, 'f')], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 if (!canMakeImmutable()) console.log('test/faults/database-files.test.ts: the unwritable-files case is skipped (chattr +i needs root and a file system with attributes)');
 
 type Db = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a test table outside the schema
