@@ -5,6 +5,8 @@
 // from <property> and the environment. `loadLogbackConfig` keeps the short summary of old.
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { ConfigError } from './errors.js';
+import { checkRange, CONFIG_RANGES } from './ranges.js';
 import type { LogbackConfig } from './types.js';
 import { normaliseText, readXmlFile, type XmlElement } from './xml-read.js';
 
@@ -161,8 +163,19 @@ export async function loadLogbackSettings(file: string, env: NodeJS.ProcessEnv =
       const cap = capText === undefined ? undefined : sizeInBytes(capText);
       if (capText !== undefined && cap === undefined) warnings.push(`${path}: ${where}: totalSizeCap ${capText} is not a size (e.g. 1GB); ignored`);
       const compression = /\.gz$/i.test(namePattern ?? '') ? 'gz' : /\.zip$/i.test(namePattern ?? '') ? 'zip' : undefined;
+      // Numbers are held to the range table like every configuration number (ranges.ts).
+      const bounded = (key: 'rollingPolicy/maxHistory' | 'rollingPolicy/maxFileSize', value: string | number | undefined): number | undefined => {
+        if (value === undefined) return undefined;
+        const r = checkRange(String(value), CONFIG_RANGES[key]);
+        if (r.ok) return Number(r.value);
+        if (r.notNumber) { warnings.push(`${path}: ${where}: ${key.split('/')[1]} ${r.message}; ignored`); return undefined; }
+        throw new ConfigError(r.message, { file: path, element: `${where}/${key}` });
+      };
+      const maxHistory = bounded('rollingPolicy/maxHistory', history);
+      bounded('rollingPolicy/maxFileSize', fileSize);
+      bounded('rollingPolicy/maxFileSize', cap);
       rolling = {
-        frequency: namePattern ? frequencyOf(namePattern) : undefined, size: fileSize === undefined ? undefined : `${fileSize}b`, maxHistory: history ? Number(history) : undefined,
+        frequency: namePattern ? frequencyOf(namePattern) : undefined, size: fileSize === undefined ? undefined : `${fileSize}b`, maxHistory,
         ...(compression !== undefined ? { compression } : {}), ...(cap !== undefined ? { totalSizeCap: cap } : {}),
       };
       // Without <file> logback writes straight to the pattern's name; we keep one active file beside it.

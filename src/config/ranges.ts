@@ -116,6 +116,9 @@ export const CONFIG_RANGES = {
   'target/retries': int(0, 100, 'retries', '0 becomes 1'),
   // authent.xml
   'entry/port': int(-1, 65535, 'TCP port', 'negative: a client that never listens'),
+  // logback-server.xml / logback-client.xml rolling appenders (maxFileSize and totalSizeCap after their unit)
+  'rollingPolicy/maxHistory': int(0, 100_000, 'files'),
+  'rollingPolicy/maxFileSize': long(1, BANDWIDTH_MAX, 'bytes'),
   // rule files
   'rule/mode': int(1, 8, 'transfer mode'),
   'task/delay': long(0, TIMER_MAX_MS, 'ms'),

@@ -10,6 +10,7 @@ import {
 } from '../../src/config/index.js';
 import { SectionReader } from '../../src/config/values.js';
 import { parseXml } from '../../src/config/xml-read.js';
+import { loadLogbackSettings } from '../../src/config/logback.js';
 import { loadMonitoringSettings } from '../../src/monitor/settings.js';
 import { makeInstance, SAMPLE_KEY, type Instance } from './instance.js';
 
@@ -111,7 +112,7 @@ describe('every reader refuses an out-of-range value naming the element and the 
     expect((await loadAuthentFile(text, SAMPLE_KEY)).warnings).toEqual([expect.stringMatching(/entry p skipped: <port> missing or not an integer/)]);
   });
 
-  it('rule files, snmpconfig.xml, the limit file, <monitoring>', async () => {
+  it('rule files, snmpconfig.xml, the limit file, <monitoring>, logback files', async () => {
     const rule = await inst.write('r.rule.xml', '<rule><idrule>r</idrule><mode>1</mode><sposttasks><tasks><task><type>LOG</type><path>x</path><delay>99999999999</delay></task></tasks></sposttasks></rule>');
     expect(await refusal(loadRuleFile(rule))).toMatch(/<rule\/sposttasks\/tasks\/task\/delay>: 99999999999 is out of range; expected an integer from 0 to 2147483647 \(ms\)/);
     const snmp = await inst.write('s.xml', '<snmpconfig><config><trapinformlevel>9</trapinformlevel></config></snmpconfig>');
@@ -120,5 +121,7 @@ describe('every reader refuses an out-of-range value naming the element and the 
     expect(await refusal(loadLimitFile(limit))).toMatch(/<config\/limit\/runlimit>: 50001 is out of range; expected an integer from 0 to 50000/);
     const mon = await inst.sample('server.xml', (x) => x.replace('</config>', '<monitoring><metricsport>65536</metricsport></monitoring></config>'));
     expect(await refusal(loadMonitoringSettings(mon, {}))).toMatch(/<config\/monitoring\/metricsport>: 65536 is out of range; expected an integer from 0 to 65535/);
+    const logback = await inst.write('logback-server.xml', '<configuration><appender name="R" class="ch.qos.logback.core.rolling.RollingFileAppender"><file>/tmp/r.log</file><rollingPolicy class="x"><fileNamePattern>/tmp/r.%d.log</fileNamePattern><maxHistory>1e23</maxHistory></rollingPolicy></appender><root level="info"><appender-ref ref="R"/></root></configuration>');
+    expect(await refusal(loadLogbackSettings(logback, {}))).toMatch(/<appender R\/rollingPolicy\/maxHistory>: 1e23 is not an integer; expected an integer from 0 to 100000 \(files\)/);
   });
 });
