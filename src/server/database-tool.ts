@@ -17,6 +17,7 @@ import {
 import type { Host } from '../model/host.js';
 import type { HostConfig } from '../model/host-config.js';
 import type { Rule } from '../model/rule.js';
+import { MaskedSecretError, restoreMaskedSecrets, SECRET_MASK, TASK_LISTS } from '../model/rule-secrets.js';
 import { openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
 import { hostTaskRegistry, RuleTaskError, validateRules, type TaskLogger } from '../tasks/index.js';
 import { hostConfigFromSettings, limitsRow, mergeHostConfig } from './host-config.js';
@@ -210,7 +211,7 @@ async function applyAll(store: Store, config: ServerConfig | ClientConfig, opts:
   await store.transaction(async (repos) => {
     const current: HostConfig | undefined = await repos.hostConfigs.get(hostId);
     let row = mergeHostConfig(current, hostConfigFromSettings(config), hostId);
-    for (const rule of inputs.rules) await repos.rules.upsert(rule);
+    for (const rule of inputs.rules) await repos.rules.upsert(await withStoredSecrets(rule, repos.rules));
     if (opts.ruleDir !== undefined) print('rules loaded');
     await repos.hosts.upsertMany(inputs.hosts);
     if (opts.authFile !== undefined) print('authentications loaded');
@@ -221,4 +222,19 @@ async function applyAll(store: Store, config: ServerConfig | ClientConfig, opts:
     row = mergeHostConfig(row, { aliases: inputs.alias, roles: inputs.roles, business: inputs.business }, hostId);
     await repos.hostConfigs.upsert(row);
   });
+}
+
+/**
+ * A rule file exported by a caller without the RULE role carries ******** for its credentials:
+ * loading it keeps the stored secrets (decision 0038) and refuses, with nothing written, a mask
+ * that no stored value stands behind, so the mask is never stored as a password.
+ */
+async function withStoredSecrets(rule: Rule, rules: { get(idRule: string): Promise<Rule | undefined> }): Promise<Rule> {
+  if (!TASK_LISTS.some((list) => rule[list].some((task) => task.path.includes(SECRET_MASK)))) return rule;
+  try {
+    return restoreMaskedSecrets(rule, await rules.get(rule.idRule));
+  } catch (err) {
+    if (err instanceof MaskedSecretError) throw new DatabaseToolError(err.message, 1);
+    throw err;
+  }
 }

@@ -117,6 +117,27 @@ describe('svc-r66server loadauth / loadrule / loadconf (cli.md §2.6-2.8)', () =
     expect(bad.stderr).toContain('nodir');
   });
 
+  it('loadrule of a masked export keeps the stored secret; a mask with no stored value is refused (exit 1), nothing written', async () => {
+    const ruleDir = join(box.dir, 'rules');
+    mkdirSync(ruleDir);
+    const ruleFile = (id: string, pwd: string): string =>
+      `<rule><idrule>${id}</idrule><hostids/><mode>1</mode><rposttasks><tasks><task><type>LOG</type><path>copy -user u -pwd ${pwd}</path><delay>0</delay></task></tasks></rposttasks></rule>\n`;
+    writeFileSync(join(ruleDir, 'ftp.rule.xml'), ruleFile('ftp', 'realsecret'));
+    expect((await runCli('server', ['loadrule', ruleDir], env)).code).toBe(0);
+    // The same rule as a caller without the RULE role exports it: the secret is masked.
+    writeFileSync(join(ruleDir, 'ftp.rule.xml'), ruleFile('ftp', '********'));
+    expect((await runCli('server', ['loadrule', ruleDir], env)).code).toBe(0);
+    const kept = await sqliteRows(inst.sqliteFile, "select rposttasks from rules where idrule = 'ftp'");
+    expect(String(kept[0]!['rposttasks'])).toContain('-pwd realsecret');
+    writeFileSync(join(ruleDir, 'other.rule.xml'), ruleFile('other', '********'));
+    const refused = await runCli('server', ['loadrule', ruleDir], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('rule other');
+    expect(refused.stderr).toContain('masked');
+    expect(hasNoStack(refused.stderr)).toBe(true);
+    expect(await sqliteRows(inst.sqliteFile, "select idrule from rules where idrule = 'other'")).toEqual([]);
+  });
+
   it('loadconf loads authent.xml (no authent-server.xml here) and the rules of CONFDIR', async () => {
     const r = await runCli('server', ['loadconf'], env);
     expect(r.code).toBe(0);
