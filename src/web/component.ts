@@ -16,6 +16,7 @@ import { formatIsoLocal } from '../model/iso-date.js';
 import { remoteReadable, TransferOrders, type LiveTransfers } from '../operations/index.js';
 import { createAdminApp } from './admin/app.js';
 import { SessionStore } from './admin/sessions.js';
+import { ChartData } from './chart-data.js';
 import { DatabaseFeed } from './db-feed.js';
 import { headerFacts } from './facts.js';
 import { LiveBroadcaster, type BroadcasterOptions, type TransferEvents } from './live.js';
@@ -39,6 +40,7 @@ export interface WebAreaDeps {
 export class WebAreas {
   readonly name = 'web';
   private live: LiveBroadcaster | undefined;
+  private charts: ChartData | undefined;
   private listeners: WebListener[] = [];
 
   constructor(private readonly deps: WebAreaDeps) {}
@@ -76,7 +78,10 @@ export class WebAreas {
     this.live = live;
     if (network.serverHttpPort > 0) {
       const status = new StatusDocuments(services.rest);
-      this.listeners.push(new WebListener('web-monitoring', network.serverHttpPort, network.serverHttpAddresses, () => createMonitorApp({ services, live, status }), 'web monitoring'));
+      const charts = new ChartData({ runner: services.rest.store.runner, hostId: this.deps.config.hostId, counters: services.rest.counters });
+      charts.start();
+      this.charts = charts;
+      this.listeners.push(new WebListener('web-monitoring', network.serverHttpPort, network.serverHttpAddresses, () => createMonitorApp({ services, live, status, charts }), 'web monitoring'));
     }
     if (network.serverHttpsPort > 0) {
       const admin = await this.adminArea(services, live);
@@ -120,6 +125,8 @@ export class WebAreas {
   async stop(): Promise<void> {
     this.live?.close();
     this.live = undefined;
+    this.charts?.stop();
+    this.charts = undefined;
     const listeners = this.listeners;
     this.listeners = [];
     for (const l of listeners.reverse()) await l.stop();

@@ -8,6 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { TransferFilter } from '../store/index.js';
 import { formatIsoLocal } from '../model/iso-date.js';
+import type { ChartData } from './chart-data.js';
+import { chartsPanel } from './charts.js';
 import { headerFacts } from './facts.js';
 import { html, Html, notice, page, select, field, table, type Frame } from './html.js';
 import { pickLang, translator, type Lang, type TextKey, type Translate } from './i18n.js';
@@ -31,6 +33,8 @@ export interface MonitorContext {
   services: WebServices;
   live: LiveBroadcaster;
   status: StatusDocuments;
+  /** The figures of the home page's pictures (absent: no pictures). */
+  charts?: ChartData;
 }
 
 interface Query {
@@ -99,7 +103,13 @@ async function home(ctx: MonitorContext, lang: Lang): Promise<string> {
     ['active', '/active'], ['error', '/error'], ['done', '/done'], ['all', '/all'], ['statusXml', '/statusxml'], ['statusXmlDetail', '/statusxml?DETAIL=1'],
     ['statusJson', '/statusjson'], ['statusJsonDetail', '/statusjson?DETAIL=1'], ['spooled', '/spooled'], ['spooledDetail', '/spooleddetail?DETAIL=1'],
   ];
-  const body = html`<ul class="links">${links.map(([k, href]) => html`<li><a href="${href}">${t(k)}</a></li>`)}</ul>
+  // The pictures are redrawn by the page every 10 s (its `data-live-every` box); the figures are shared.
+  let charts: Html = html``;
+  if (ctx.charts !== undefined) {
+    const drawn = await ctx.charts.figures().then((f) => chartsPanel(f, t), () => notice(t('chartsDown'), false));
+    charts = html`<div data-live-tables data-live-every="10">${drawn}</div>`;
+  }
+  const body = html`${charts}<ul class="links">${links.map(([k, href]) => html`<li><a href="${href}">${t(k)}</a></li>`)}</ul>
 <h2>${t('specific')}</h2><form class="panel" method="get" action="/specific">
 ${select(t('show'), 'INFO', [['0', t('active')], ['1', t('error')], ['2', t('done')], ['3', t('all')], ['4', t('status')]], '0')}
 ${field(t('rows'), 'NB', String(DEFAULT_NB), 'number', 'min="0"')}<div class="actions"><button type="submit">${t('show')}</button></div></form>`;

@@ -16,6 +16,7 @@ import { killNodes, rowOf, SEND_RULE, writePatternFile } from '../transfer/serve
 import { launchBrowser } from './browser.js';
 import { startWebPair, type WebPair } from './web-nodes.js';
 
+const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'web-ui');
 let box: Sandbox;
 let web: WebPair | undefined;
 let browser: Browser;
@@ -55,12 +56,15 @@ async function adminPage(path: string): Promise<Page> {
   return page;
 }
 
-/** The caption of the table holding the row, or null when the page does not show it. */
-async function sectionOf(page: Page, key: string): Promise<string | null> {
-  return page.evaluate((k) => document.querySelector(`tr[data-key="${k}"]`)?.closest('table')?.querySelector('caption')?.firstChild?.textContent?.trim() ?? null, key);
-}
+/** Runs browser-side source (a string: the test code is compiled without the DOM types) on `arg`. */
+const inPage = <T>(page: Page, fn: string, arg: unknown = null): Promise<T> => page.evaluate(`(${fn})(${JSON.stringify(arg)})`) as Promise<T>;
 
-const cell = (page: Page, key: string, col: string): Promise<string | null> => page.evaluate(([k, c]) => document.querySelector(`tr[data-key="${k}"] [data-col="${c}"]`)?.textContent ?? null, [key, col]);
+/** The caption of the table holding the row, or null when the page does not show it. */
+const sectionOf = (page: Page, key: string): Promise<string | null> =>
+  inPage(page, "(k) => document.querySelector(`tr[data-key=\"${k}\"]`)?.closest('table')?.querySelector('caption')?.firstChild?.textContent?.trim() ?? null", key);
+
+const cell = (page: Page, key: string, col: string): Promise<string | null> =>
+  inPage(page, "([k, c]) => document.querySelector(`tr[data-key=\"${k}\"] [data-col=\"${c}\"]`)?.textContent ?? null", [key, col]);
 
 /** Waits until `check` holds on the page; returns the milliseconds since `since`. */
 async function within(ms: number, since: number, what: string, check: () => Promise<boolean>): Promise<number> {
@@ -98,6 +102,17 @@ describe('live pages from the database, in chromium', () => {
     await other.runner.updateRank(ref, 6144);
     await within(2000, t0, 'the stored rank on /active', async () => (await cell(active, key, 'rank')) === '6144');
 
+    // Orders on a transfer another process runs: refused, said plainly; no second run, the row untouched.
+    await listing.goto(`${web!.admin}/CancelRestart.html?startid=${id}&stopid=${id}`);
+    for (const action of ['Restart', 'Stop']) {
+      await listing.getByRole('button', { name: `${action} ${id}` }).first().click();
+      expect(await listing.getByRole('status').first().textContent()).toContain(`${action} ${id}: not done: the transfer is RUNNING in another process`);
+      const stored = await other.runner.get(ref);
+      expect([stored?.updatedInfo, stored?.rank, stored?.infoStatus.char]).toEqual([UpdatedInfo.RUNNING, 6144, '-']);
+    }
+    await listing.goto(`${web!.admin}/Listing.html`);
+    await live(listing);
+
     // It ends: gone from /active, listed by /done, DONE everywhere.
     t0 = Date.now();
     await other.runner.updateState(ref, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk });
@@ -110,7 +125,8 @@ describe('live pages from the database, in chromium', () => {
   }, 60_000);
 
   it('a transfer this server runs, created after the page opened, appears, moves to Done, and the header bandwidth moves', async () => {
-    await writePatternFile(join(web!.a.home, 'out', 'live.bin'), 8 * 1024 * 1024);
+    // 16 MB at 2 MB/s: 8 s, so the 5 s throughput samples of the home's picture see it too.
+    await writePatternFile(join(web!.a.home, 'out', 'live.bin'), 16 * 1024 * 1024);
     const active = await open(`${monitor()}/active`);
     const done = await open(`${monitor()}/done`);
     await live(active);
@@ -135,18 +151,41 @@ describe('live pages from the database, in chromium', () => {
     console.log(`live rows of this server: appeared ${appeared} ms after the Create click`);
     for (const p of [active, done, creator]) await p.context().close();
   }, 60_000);
+
+  it('the home draws throughput, transfers per minute by status and errors by partner and rule from the server\'s figures, and redraws them', async () => {
+    const home = await open(`${monitor()}/`);
+    const chart = (label: string) => home.locator(`svg[aria-label^="${label}"]`);
+    const perMinute = async (): Promise<Record<string, number>> => {
+      const f = chart('Transfers per minute');
+      return Object.fromEntries(await Promise.all(['done', 'error', 'running', 'other'].map(async (s) => [s, Number(await f.getAttribute(`data-${s}`))])));
+    };
+    const before = await perMinute();
+    // The transfer of the previous test was sampled while it sent at 2 MB/s.
+    expect(Number(await chart('Throughput').getAttribute('data-peak-out'))).toBeGreaterThan(1_000_000);
+    expect(await chart('Errors by partner').getAttribute('data-bars')).toBe('');
+    // Another writer records two transfers in error and one done: the open page redraws within 10 s (+ the 10 s figure cache).
+    const now = new Date();
+    const row = (id: bigint, requested: string, idRule: string, updatedInfo: UpdatedInfo) => transferRecord(id, { requester: 'hosta', requested, ownerReq: 'hosta', idRule, updatedInfo, start: now, stop: now });
+    await other.runner.insertMany([row(9_000_000_010n, 'hostb', 'send', UpdatedInfo.INERROR), row(9_000_000_011n, 'hostc', 'recv', UpdatedInfo.INERROR), row(9_000_000_012n, 'hostb', 'send', UpdatedInfo.DONE)]);
+    await waitFor(async () => (await perMinute()).error === before.error! + 2, { what: 'the error bars redrawn', timeoutMs: 25_000 });
+    expect((await perMinute()).done).toBeGreaterThanOrEqual(before.done! + 1);
+    expect(await chart('Errors by partner').getAttribute('data-bars')).toBe('hostb=1,hostc=1');
+    expect(await chart('Errors by rule').getAttribute('data-bars')).toBe('recv=1,send=1');
+    await home.screenshot({ path: join(SHOTS, 'monitoring-home.png'), fullPage: true });
+    await home.context().close();
+  }, 60_000);
 });
 
 /** How far the page itself scrolls sideways (0: it fits), and the widest offenders when it does not. */
 async function overflow(page: Page): Promise<{ px: number; culprits: string[] }> {
-  return page.evaluate(() => {
+  return inPage(page, `() => {
     const root = document.documentElement;
     const px = root.scrollWidth - root.clientWidth;
     const culprits = px <= 0 ? [] : [...document.querySelectorAll('body *')]
       .filter((e) => e.getBoundingClientRect().right > root.clientWidth + 1 && !e.closest('.scroll'))
-      .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+      .slice(0, 5).map((e) => e.tagName.toLowerCase() + '.' + e.className);
     return { px, culprits };
-  });
+  }`);
 }
 
 describe('every page fits the screen, in chromium', () => {
@@ -170,7 +209,7 @@ describe('every page fits the screen, in chromium', () => {
       // CancelRestart: the row's Stop button is on screen once scrolled to, inside the table's own scroller.
       await adm.goto(`${web!.admin}/CancelRestart.html`);
       const stop = adm.getByRole('button', { name: `Stop ${ref.specialId}` });
-      expect(await stop.evaluate((b) => b.closest('.scroll') !== null)).toBe(true);
+      expect(await adm.locator(`.scroll button[aria-label="Stop ${ref.specialId}"]`).count()).toBe(1);
       await stop.scrollIntoViewIfNeeded();
       const box = await stop.boundingBox();
       expect(box, `the Stop button at ${width} px`).not.toBeNull();
@@ -178,8 +217,7 @@ describe('every page fits the screen, in chromium', () => {
       expect(box!.x + box!.width, `the Stop button's right edge at ${width} px`).toBeLessThanOrEqual(width);
       if (width === 1280) {
         // Wide screens: the Actions column is pinned to the table's right edge, visible without scrolling sideways.
-        await adm.evaluate(() => window.scrollTo(0, 0));
-        await adm.locator('.scroll').last().evaluate((s) => { s.scrollLeft = 0; });
+        await inPage(adm, "() => { window.scrollTo(0, 0); for (const s of document.querySelectorAll('.scroll')) s.scrollLeft = 0; }");
         const pinned = await stop.boundingBox();
         expect(pinned!.x + pinned!.width).toBeLessThanOrEqual(width);
       }

@@ -69,7 +69,7 @@ describe('web UI in chromium against real servers', () => {
     const { context, page } = await newPage();
     await page.goto(`${monitor}/`);
     expect(await page.title()).toBe('svc-r66 Monitoring: hosta');
-    await page.screenshot({ path: join(SHOTS, 'monitoring-home.png'), fullPage: true });
+    // monitoring-home.png, with its pictures, is taken by live-db.browser.test.ts.
 
     const { context: adminCtx, page: adm } = await newPage({ https: true });
     await login(adm, 'admin');

@@ -5,7 +5,8 @@
  * and cells `data-col`. Cells are overwritten in place; when a shown row changes section (its
  * UPDATEDINFO, or on the active view its step status) or a row this page lists appears
  * (`data-live-match`), the `[data-live-tables]` boxes are fetched again (their `data-src`, else this
- * URL) and replaced, at most once a second. `facts` events update the header (`data-fact`).
+ * URL) and replaced, at most once a second; a page with a `data-live-every` box (the home's
+ * pictures) is refreshed that way every so many seconds. `facts` events update the header (`data-fact`).
  * Nothing accumulates in the page, and the stream reconnects by itself.
  */
 export const CLIENT_JS = `const live = document.body.dataset.live;
@@ -76,6 +77,8 @@ if (live && 'EventSource' in window) {
     for (const dd of document.querySelectorAll('[data-fact]')) { const v = f[dd.dataset.fact]; if (typeof v === 'string' && dd.textContent !== v) dd.textContent = v; }
   });
 }
+const every = Number(document.querySelector('[data-live-every]')?.dataset.liveEvery || 0);
+if (every > 0) setInterval(() => { if (!document.hidden) void reload(); }, every * 1000);
 for (const form of document.querySelectorAll('form[data-confirm]')) {
   form.addEventListener('submit', (e) => { if (!confirm(form.dataset.confirm)) e.preventDefault(); });
 }

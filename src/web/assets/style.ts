@@ -23,6 +23,12 @@ form.inline{display:inline}td form.inline button{padding:.1rem .4rem;font-size:.
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;grid-column:1/-1}
 .ok{color:var(--ok)}.bad{color:var(--bad)}p.ok,p.bad{font-weight:600}
 progress{width:6rem;vertical-align:middle}.fresh{color:var(--ok)}.late{color:#b36b00}.stale{color:var(--bad)}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,28rem),1fr));gap:1rem;margin:0 0 1.25rem}.charts figure{margin:0;min-width:0}
+figcaption{font-weight:600;margin:0 0 .25rem}svg.chart{width:100%;height:auto;display:block;font-size:11px;fill:var(--mut)}svg.chart .axis{stroke:var(--line)}
+svg.chart polyline{fill:none;stroke-width:2}svg.chart .in{stroke:var(--acc)}svg.chart .out{stroke:var(--ok)}
+svg.chart rect.done,.legend i.done{fill:var(--ok);background:var(--ok)}svg.chart rect.error,.legend i.error{fill:var(--bad);background:var(--bad)}
+svg.chart rect.running,.legend i.running{fill:var(--acc);background:var(--acc)}svg.chart rect.other,.legend i.other{fill:var(--mut);background:var(--mut)}
+.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.25rem 0 0;font-size:.8rem}.legend i{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:middle}.legend i.in{background:var(--acc)}.legend i.out{background:var(--ok)}
 .live-dot{display:inline-block;width:.6rem;height:.6rem;border-radius:50%;background:var(--mut);margin-right:.3rem}.live-on .live-dot{background:var(--ok)}
 @media (max-width:40rem){main{padding:.5rem}table.pin-last tr>:last-child{position:static}.langs{float:none}th,td{white-space:normal}form.panel{grid-template-columns:1fr}}
 `;
