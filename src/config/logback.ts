@@ -44,9 +44,28 @@ export async function loadLogbackConfig(file: string): Promise<LogbackConfig> {
 
 export type LogbackLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'OFF';
 
+/** SyslogAppender: one UDP datagram per line, as logback sends it (RFC 3164 header + suffixPattern). */
+export interface LogbackSyslog {
+  host: string;
+  port: number;
+  /** The facility's number (USER = 1, LOCAL0 = 16...). */
+  facility: number;
+  suffixPattern: string;
+}
+
+/** logback's facility names (SyslogAppender's <facility>) and their numbers. */
+const SYSLOG_FACILITIES: Readonly<Record<string, number>> = {
+  KERN: 0, USER: 1, MAIL: 2, DAEMON: 3, AUTH: 4, SYSLOG: 5, LPR: 6, NEWS: 7, UUCP: 8, CRON: 9, AUTHPRIV: 10, FTP: 11,
+  NTP: 12, AUDIT: 13, ALERT: 14, CLOCK: 15, LOCAL0: 16, LOCAL1: 17, LOCAL2: 18, LOCAL3: 19, LOCAL4: 20, LOCAL5: 21, LOCAL6: 22, LOCAL7: 23,
+};
+
 export interface LogbackAppender {
   name: string;
-  kind: 'console' | 'file' | 'rolling';
+  kind: 'console' | 'file' | 'rolling' | 'syslog' | 'async';
+  /** Syslog: where and how. */
+  syslog?: LogbackSyslog | undefined;
+  /** Async: the appenders it hands its lines to (its <appender-ref>s). */
+  refs?: string[] | undefined;
   /** Console: `System.err` target. */
   stderr: boolean;
   /** File and rolling: the active file. */
@@ -141,8 +160,22 @@ export async function loadLogbackSettings(file: string, env: NodeJS.ProcessEnv =
     const name = a.attributes.name ?? '';
     const cls = a.attributes.class ?? '';
     const where = `appender ${name}`;
+    if (/AsyncAppender$/.test(cls)) {
+      // Our appenders never block the server (pino writes files asynchronously), so the queue
+      // settings of logback's AsyncAppender have nothing to act on: said, not ignored in silence.
+      for (const c of a.children.filter((e) => ['queueSize', 'discardingThreshold', 'neverBlock', 'maxFlushTime', 'includeCallerData'].includes(e.name))) {
+        warnings.push(`${path}: ${where}: <${c.name}> is not acted on (lines are handed to the referenced appenders as they come; writing never blocks the server)`);
+      }
+      appenders.push({ ...baseAppender(name, 'async'), refs: a.children.filter((c) => c.name === 'appender-ref').map((c) => c.attributes.ref ?? '').filter((r) => r !== '') });
+      continue;
+    }
+    if (/SyslogAppender$/.test(cls)) {
+      const syslog = syslogOf(a, where, text, path);
+      if (syslog !== undefined) appenders.push({ ...baseAppender(name, 'syslog'), syslog, threshold: thresholdOf(a, where, text) });
+      continue;
+    }
     const kind = /ConsoleAppender$/.test(cls) ? 'console' : /RollingFileAppender$/.test(cls) ? 'rolling' : /FileAppender$/.test(cls) ? 'file' : undefined;
-    if (kind === undefined) { warnings.push(`${path}: ${where}: class ${cls} is not supported (console, file and rolling-file appenders are); ignored`); continue; }
+    if (kind === undefined) { warnings.push(`${path}: ${where}: class ${cls} is not supported (console, file, rolling-file, syslog and async appenders are); ignored`); continue; }
     const encoder = child(a, 'encoder') ?? child(a, 'layout');
     const json = /json|logstash/i.test(encoder?.attributes.class ?? '');
     const pattern = json ? undefined : text(encoder !== undefined ? child(encoder, 'pattern') ?? child(encoder, 'Pattern') : undefined, where);
@@ -197,4 +230,30 @@ export async function loadLogbackSettings(file: string, env: NodeJS.ProcessEnv =
     file: path, rootLevel: levelOf(attr(rootEl?.attributes.level ?? (rootEl ? child(rootEl, 'level')?.attributes.value : undefined), 'root')),
     rootAppenders: rootEl ? refs(rootEl) : [], loggers, appenders, warnings,
   };
+}
+
+function baseAppender(name: string, kind: 'syslog' | 'async'): LogbackAppender {
+  return { name, kind, stderr: false, file: undefined, append: true, pattern: undefined, threshold: undefined, rolling: undefined };
+}
+
+type TextOf = (el: XmlElement | undefined, where: string) => string | undefined;
+
+function thresholdOf(a: XmlElement, where: string, text: TextOf): LogbackLevel | undefined {
+  const filter = a.children.find((c) => c.name === 'filter' && /ThresholdFilter$/.test(c.attributes.class ?? ''));
+  return filter ? levelOf(text(child(filter, 'level'), where)) : undefined;
+}
+
+/** SyslogAppender's <syslogHost> (localhost), <port> (514), <facility> (USER) and <suffixPattern>. */
+function syslogOf(a: XmlElement, where: string, text: TextOf, path: string): LogbackSyslog | undefined {
+  const facilityName = (text(child(a, 'facility'), where) ?? 'USER').toUpperCase();
+  const facility = SYSLOG_FACILITIES[facilityName];
+  if (facility === undefined) {
+    throw new ConfigError(`facility ${facilityName} is not a syslog facility (${Object.keys(SYSLOG_FACILITIES).join(', ')})`, { file: path, element: `${where}/facility` });
+  }
+  const portText = text(child(a, 'port'), where) ?? '514';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    throw new ConfigError(`port ${portText} is out of range; expected an integer from 1 to 65535`, { file: path, element: `${where}/port` });
+  }
+  return { host: text(child(a, 'syslogHost'), where) ?? 'localhost', port, facility, suffixPattern: text(child(a, 'suffixPattern'), where) ?? '[%thread] %logger %msg' };
 }

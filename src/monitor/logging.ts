@@ -9,6 +9,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogbackAppender, LogbackLevel, LogbackSettings } from '../config/logback.js';
 import { RolledFiles } from './log-archive.js';
+import { openSyslogSender } from './syslog-sink.js';
 
 const PINO_LEVEL: Record<LogbackLevel, number> = { TRACE: 10, DEBUG: 20, INFO: 30, WARN: 40, ERROR: 50, OFF: Infinity };
 const LEVEL_NAME: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'ERROR' };
@@ -135,7 +136,24 @@ async function openStream(a: LogbackAppender, options: RouterOptions): Promise<W
   return Object.assign(stream, { settled: () => last });
 }
 
+/** SyslogAppender: the suffixPattern rendered after the syslog header, one datagram a line. */
+function openSyslogSink(a: LogbackAppender & { syslog: NonNullable<LogbackAppender['syslog']> }): Sink {
+  const sender = openSyslogSender(a.syslog);
+  const render = compilePattern(a.syslog.suffixPattern);
+  return {
+    threshold: a.threshold === undefined ? 0 : PINO_LEVEL[a.threshold],
+    write: (entry) => sender.send(Number(entry.level), typeof entry.time === 'string' || typeof entry.time === 'number' ? new Date(entry.time) : new Date(), render(entry)),
+    close: () => sender.close(),
+  };
+}
+
+/** AsyncAppender: hands each line to the appenders it references (they close on their own). */
+function asyncSink(targets: Sink[]): Sink {
+  return { threshold: 0, write: (entry, line) => { for (const t of targets) if (Number(entry.level) >= t.threshold) t.write(entry, line); }, close: async () => undefined };
+}
+
 async function openSink(a: LogbackAppender, options: RouterOptions): Promise<Sink> {
+  if (a.kind === 'syslog' && a.syslog !== undefined) return openSyslogSink({ ...a, syslog: a.syslog });
   const stream = await openStream(a, options);
   const render = a.pattern === undefined ? undefined : compilePattern(a.pattern);
   return {
@@ -241,7 +259,13 @@ function componentsOf(loggerName: string): readonly string[] {
  */
 export async function openLogRouter(settings: LogbackSettings, fallbackLevel: LogbackLevel, options: RouterOptions = {}): Promise<LogRouter> {
   const sinks = new Map<string, Sink>();
+  const byName = new Map(settings.appenders.map((a) => [a.name, a]));
   const used = new Set([...settings.rootAppenders, ...settings.loggers.flatMap((l) => l.appenders)]);
-  for (const a of settings.appenders) if (used.has(a.name)) sinks.set(a.name, await openSink(a, options));
+  // An async appender's references are used too (logback allows them only one level deep).
+  for (const name of [...used]) for (const r of byName.get(name)?.refs ?? []) used.add(r);
+  for (const a of settings.appenders) if (used.has(a.name) && a.kind !== 'async') sinks.set(a.name, await openSink(a, options));
+  for (const a of settings.appenders) {
+    if (used.has(a.name) && a.kind === 'async') sinks.set(a.name, asyncSink((a.refs ?? []).map((r) => sinks.get(r)).filter((s) => s !== undefined)));
+  }
   return new LogRouter(settings, sinks, fallbackLevel);
 }

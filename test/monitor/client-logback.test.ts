@@ -30,15 +30,15 @@ describe('client commands apply logback-client.xml', () => {
     <encoder><pattern>%-5level %logger - %msg%n</pattern></encoder></appender>
   <appender name="STDOUT" class="ch.qos.logback.core.ConsoleAppender">
     <encoder><pattern>CONSOLE %level %msg%n</pattern></encoder></appender>
-  <appender name="ASYNC" class="ch.qos.logback.classic.AsyncAppender"/>
+  <appender name="MAIL" class="ch.qos.logback.classic.net.SMTPAppender"/>
   <root level="INFO"><appender-ref ref="FILE"/><appender-ref ref="STDOUT"/></root>
 </configuration>`);
     const r = await failingSend(env);
     expect(r.code).not.toBe(0);
     // What the logback file asks for and cannot be done is itself logged, through the file's appenders.
     const text = readFileSync(logFile, 'utf8');
-    expect(text).toMatch(/^WARN {2}svc - \S+logback-client\.xml: appender ASYNC: class ch\.qos\.logback\.classic\.AsyncAppender is not supported/m);
-    expect(r.stderr).toMatch(/^CONSOLE WARN \S+logback-client\.xml: appender ASYNC/m);
+    expect(text).toMatch(/^WARN {2}svc - \S+logback-client\.xml: appender MAIL: class ch\.qos\.logback\.classic\.net\.SMTPAppender is not supported/m);
+    expect(r.stderr).toMatch(/^CONSOLE WARN \S+logback-client\.xml: appender MAIL/m);
     expect(r.stdout).not.toContain('CONSOLE');
     expect(r.stderr).not.toContain('"msg":');
     // No longer reported as a setting that is not acted on.

@@ -1,4 +1,6 @@
+import { createSocket } from 'node:dgram';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -53,7 +55,8 @@ describe('logback files honoured (docs/logging.md)', () => {
     await writeFile(file, LOGBACK(logDir));
     const settings = await loadLogbackSettings(file, {});
     expect(settings.rootLevel).toBe('WARN');
-    expect(settings.warnings.join('\n')).toMatch(/SyslogAppender is not supported/);
+    expect(settings.warnings).toEqual([]);
+    expect(settings.appenders.find((a) => a.name === 'SYSLOG')).toMatchObject({ kind: 'syslog', syslog: { host: 'localhost', port: 514, facility: 1, suffixPattern: '[%thread] %logger %msg' } });
     expect(settings.warnings.join('\n')).not.toMatch(/totalSizeCap/);
     expect(settings.appenders.find((a) => a.name === 'FILE')).toMatchObject({
       kind: 'rolling', file: path.join(logDir, 'r66.log'), rolling: { frequency: 'daily', size: '1024b', maxHistory: 2, compression: 'gz', totalSizeCap: 1024 ** 3 },
@@ -100,5 +103,60 @@ describe('logback files honoured (docs/logging.md)', () => {
     expect(all).not.toContain('root info: below WARN');
     expect(all).toContain('INFO  hosta svc: root info after the change');
     expect(all).not.toContain('transfer');
+  });
+});
+
+describe('SyslogAppender and AsyncAppender of a Java host\'s logback file (issue 34 item 5)', () => {
+  it('sends each line as logback does (<PRI>MMM dd HH:mm:ss host suffix) over UDP; an async appender hands lines to its references; queue settings are reported', async () => {
+    const udp = createSocket('udp4');
+    const datagrams: string[] = [];
+    udp.on('message', (m) => datagrams.push(m.toString('utf8')));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', () => resolve()));
+    const port = udp.address().port;
+    const logDir = path.join(dir, 'async-logs');
+    const file = path.join(dir, 'logback-syslog.xml');
+    await writeFile(file, `<configuration>
+  <appender name="SYSLOG" class="ch.qos.logback.classic.net.SyslogAppender">
+    <syslogHost>127.0.0.1</syslogHost><port>${port}</port><facility>LOCAL3</facility>
+    <suffixPattern>[%thread] %logger %msg</suffixPattern>
+  </appender>
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>${logDir}/r66.log</file><encoder><pattern>%-5level %logger: %msg%n</pattern></encoder>
+  </appender>
+  <appender name="ASYNC" class="ch.qos.logback.classic.AsyncAppender">
+    <queueSize>512</queueSize><appender-ref ref="FILE"/>
+  </appender>
+  <logger name="org.waarp.openr66.context" level="INFO"><appender-ref ref="SYSLOG"/></logger>
+  <root level="WARN"><appender-ref ref="ASYNC"/></root>
+</configuration>
+`);
+    const settings = await loadLogbackSettings(file, {});
+    expect(settings.warnings).toEqual([expect.stringMatching(/appender ASYNC: <queueSize> is not acted on/)]);
+    const log = await createLogbackLogger(settings, { base: { hostid: 'hosta' } });
+    const transfer = log.child({ component: 'transfer' });
+    transfer.info('transfer 12 done');
+    transfer.error('transfer 13 failed');
+    log.warn('root warn');
+    await waitFor(() => datagrams.length >= 2, { what: 'two syslog datagrams' });
+    await closeLogbackLogger();
+    udp.close();
+    // LOCAL3 = 19: INFO is 19*8+6 = 158, ERROR 19*8+3 = 155; the day is padded with a space (RFC 3164).
+    const header = (pri: number): RegExp => new RegExp(`^<${pri}>[A-Z][a-z]{2} [ 1-3]\\d \\d\\d:\\d\\d:\\d\\d ${hostname().replace(/[.]/g, '\\.')} `);
+    expect(datagrams[0]).toMatch(header(158));
+    expect(datagrams[0]!.endsWith(' [main] transfer transfer 12 done')).toBe(true);
+    expect(datagrams[1]).toMatch(header(155));
+    expect(datagrams.join('\n')).not.toContain('root warn');
+    // The async appender wrote through FILE: the root's WARN and, the logger being additive, the
+    // transfer's lines at its own level (logback: the logger's level decides, not the root's).
+    const text = await readFile(path.join(logDir, 'r66.log'), 'utf8');
+    expect(text.split('\n')).toEqual(['INFO  transfer: transfer 12 done', 'ERROR transfer: transfer 13 failed', 'WARN  svc: root warn', '']);
+  });
+
+  it('refuses an unknown facility or a port out of range, naming the element', async () => {
+    const file = path.join(dir, 'logback-bad-syslog.xml');
+    await writeFile(file, '<configuration><appender name="S" class="ch.qos.logback.classic.net.SyslogAppender"><facility>LOCAL9</facility></appender></configuration>');
+    await expect(loadLogbackSettings(file, {})).rejects.toThrow(/facility LOCAL9 is not a syslog facility/);
+    await writeFile(file, '<configuration><appender name="S" class="ch.qos.logback.classic.net.SyslogAppender"><port>70000</port></appender></configuration>');
+    await expect(loadLogbackSettings(file, {})).rejects.toThrow(/port 70000 is out of range/);
   });
 });

@@ -15,7 +15,7 @@ describe('the server applies logback-server.xml', () => {
     writeFileSync(join(t.inst.confDir, 'logback-server.xml'), `<configuration>
   <appender name="FILE" class="ch.qos.logback.core.FileAppender"><file>${logFile}</file>
     <encoder><pattern>%-5level [%X{hostid}] %logger - %msg%n</pattern></encoder></appender>
-  <appender name="ASYNC" class="ch.qos.logback.classic.AsyncAppender"/>
+  <appender name="MAIL" class="ch.qos.logback.classic.net.SMTPAppender"/>
   <root level="INFO"><appender-ref ref="FILE"/></root>
 </configuration>`);
     expect((await runCli('server', ['initdb', '-auth', join(t.inst.confDir, 'authent.xml'), '-dir', t.inst.confDir], t.env)).code).toBe(0);
@@ -27,7 +27,7 @@ describe('the server applies logback-server.xml', () => {
     expect(existsSync(logFile)).toBe(true);
     const text = readFileSync(logFile, 'utf8');
     expect(text).toMatch(/^INFO {2}\[hosta\] svc - server started components=/m);
-    expect(text).toMatch(/^WARN {2}\[hosta\] svc - \S+logback-server\.xml: appender ASYNC: class ch\.qos\.logback\.classic\.AsyncAppender is not supported/m);
+    expect(text).toMatch(/^WARN {2}\[hosta\] svc - \S+logback-server\.xml: appender MAIL: class ch\.qos\.logback\.classic\.net\.SMTPAppender is not supported/m);
     expect(text).toContain('server stopped');
     // The lines went to the file only: nothing JSON on stdout.
     expect(server.stdout()).not.toContain('"msg":"server started"');
