@@ -10,7 +10,7 @@ import type { Translate } from './i18n.js';
 
 const W = 600;
 const H = 160;
-const PAD = { left: 48, right: 8, top: 8, bottom: 20 };
+const PAD = { left: 64, right: 8, top: 8, bottom: 20 };
 const HOUR = 3_600_000;
 const STATUSES = ['done', 'error', 'running', 'other'] as const;
 
