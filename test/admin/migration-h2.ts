@@ -6,9 +6,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const DEBIAN_H2_JAR = '/usr/share/java/h2.jar';
+/**
+ * An H2 1.4.x jar, the line Waarp 3.6.2 ships (1.4.200): Debian bullseye's libh2-java 1.4.197,
+ * which .ci/run unpacks from Debian's archive to this path (SVC_TEST_H2_14_JAR chooses another).
+ */
+export const H2_14_JAR = process.env.SVC_TEST_H2_14_JAR ?? '/opt/svc-r66-test/h2-1.4.197.jar';
 
-export function h2Available(): boolean {
-  if (!existsSync(DEBIAN_H2_JAR)) return false;
+export function h2Available(jar: string = DEBIAN_H2_JAR): boolean {
+  if (!existsSync(jar)) return false;
   try {
     execFileSync('java', ['-version'], { stdio: 'ignore' });
     return true;
@@ -67,11 +72,11 @@ export function ruleInsert(id: string, mode: number, rposttasks = '<tasks></task
 }
 
 /** Creates `<base>.mv.db` with the original's schema plus `statements`; returns the H2 version used. */
-export function buildJavaH2(base: string, user: string, password: string, statements: string[]): void {
+export function buildJavaH2(base: string, user: string, password: string, statements: string[], jar: string = DEBIAN_H2_JAR): void {
   mkdirSync(dirname(base), { recursive: true });
   const script = `${base}.init.sql`;
   writeFileSync(script, `${ORIGINAL_H2_DDL}\n${statements.join('\n')}\n`);
-  execFileSync('java', ['-cp', DEBIAN_H2_JAR, 'org.h2.tools.RunScript', '-url', `jdbc:h2:${base}`, '-user', user, '-password', password, '-script', script], { stdio: 'pipe' });
+  execFileSync('java', ['-cp', jar, 'org.h2.tools.RunScript', '-url', `jdbc:h2:${base}`, '-user', user, '-password', password, '-script', script], { stdio: 'pipe' });
 }
 
 /** The Java host's `<db>` section for an H2 file. */

@@ -1,6 +1,6 @@
 // `svc-r66server migrate` from an H2 database of the original's schema, built with Debian's
-// libh2-java (H2 2.1.x; Waarp 3.6.2's own H2 1.4.200 is not on this machine, so only its jar
-// selection is checked here): every table copied, the <db> sections repointed with *.bak kept,
+// libh2-java (H2 2.1.x) and with an H2 1.4.x jar (Debian bullseye's 1.4.197, the file format of
+// Waarp 3.6.2's 1.4.200, given with -h2jar): every table copied, the <db> sections repointed with *.bak kept,
 // the H2 file untouched, the next id above this host's own ids only, dry run and second run.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { withDbSection } from '../../src/admin/migration/db-section.js';
 import { chooseH2Jar } from '../../src/admin/migration/h2-reader.js';
 import { defaultSqliteFile, formatMigrationReport, migrateHost, MigrationError } from '../../src/admin/migration/index.js';
 import { PASSWORD_HEX, runCli, sandbox, sqliteRows, writeInstance, type Sandbox } from '../cli/cli-helpers.js';
-import { buildJavaH2, h2Available, h2DbSection, hostInsert, ruleInsert, runnerInsert } from './migration-h2.js';
+import { buildJavaH2, DEBIAN_H2_JAR, H2_14_JAR, h2Available, h2DbSection, hostInsert, ruleInsert, runnerInsert } from './migration-h2.js';
 
 const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -45,7 +45,12 @@ describe('H2 jar selection', () => {
 
 const PARTNER_ID = 8800000000000000001n; // a partner's random (GUID-mode) id: not ours
 
-describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
+// In CI (SVC_TEST_REQUIRE_DBS=1) both jars must be there: .ci/run installs them.
+const H2_JARS = [
+  { label: 'Debian libh2-java 2.1', jar: DEBIAN_H2_JAR, args: [] as string[], h2Jar: undefined as string | undefined },
+  { label: '1.4.197 given with -h2jar', jar: H2_14_JAR, args: ['-h2jar', H2_14_JAR], h2Jar: H2_14_JAR },
+];
+for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SVC_TEST_REQUIRE_DBS !== '1')(`migrate from H2 (${h2.label})`, () => {
   let box: Sandbox;
   let confDir: string;
   let h2Base: string;
@@ -71,7 +76,7 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
       ...[0, 1, 2].map((i) => runnerInsert({ id: 1693900000100n + BigInt(i), owner: 'hosta', requester: 'hosta', requested: 'partnera', rule: 'send', mode: 1, retrieve: true, globalStep: 4, globalLastStep: 4, rank: 3, blockSize: 65536, updatedInfo: 6, status: 'O', filename: `/out/f${i}.txt`, originalName: `f${i}.txt` })),
       runnerInsert({ id: PARTNER_ID, owner: 'hosta', requester: 'partnera', requested: 'hosta', rule: 'send', mode: 1, retrieve: false, globalStep: 4, globalLastStep: 4, rank: 1, blockSize: 65536, updatedInfo: 6, status: 'O', filename: '/in/from-partner.txt', originalName: 'from-partner.txt' }),
       runnerInsert({ id: 1693900000200n, owner: 'hosta', requester: 'hosta', requested: 'partnera', rule: 'dbonly', mode: 2, retrieve: false, globalStep: 2, globalLastStep: 2, rank: 7, blockSize: 65536, updatedInfo: 5, status: 'z', filename: '/work/1693900000200_123_big.bin.r66', originalName: 'big.bin' }),
-    ]);
+    ], h2.jar);
   }, 60_000);
 
   afterEach(() => box.cleanup());
@@ -79,7 +84,7 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
   it('dry run reports every table and changes nothing', async () => {
     const before = sha(`${h2Base}.mv.db`);
     const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
-    const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), clientXml: join(confDir, 'client.xml'), dryRun: true, force: false, env: box.env });
+    const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), clientXml: join(confDir, 'client.xml'), dryRun: true, force: false, env: box.env, ...(h2.h2Jar !== undefined ? { h2Jar: h2.h2Jar } : {}) });
     const byTable = Object.fromEntries(report.tables.map((t) => [t.table, [t.read, t.written]]));
     expect(byTable).toEqual({ HOSTS: [2, 2], RULES: [2, 2], CONFIGURATION: [1, 1], HOSTCONFIG: [1, 1], MULTIPLEMONITOR: [1, 1], RUNNER: [5, 5] });
     expect(report.nextId).toBe(1693900000201n);
@@ -88,7 +93,7 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
     expect(text).toMatch(/Dry run/);
     expect(text).toMatch(/<limit\/usefastmd5>/);
     expect(text).toMatch(/<limit\/checkversion>/);
-    expect(text).toMatch(/H2 2\.1\.\d+/);
+    expect(text).toMatch(h2.h2Jar === undefined ? /H2 2\.1\.\d+/ : /H2 1\.4\.197/);
     expect(existsSync(defaultSqliteFile(join(confDir, 'server.xml')))).toBe(false);
     expect(existsSync(join(confDir, 'server.xml.bak'))).toBe(false);
     expect(readFileSync(join(confDir, 'server.xml'), 'utf8')).toBe(serverBefore);
@@ -99,7 +104,7 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
     const before = sha(`${h2Base}.mv.db`);
     const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
     const clientBefore = readFileSync(join(confDir, 'client.xml'), 'utf8');
-    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml')], box.env);
+    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml'), ...h2.args], box.env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/RUNNER\s+5\s+5\s+0/);
     expect(r.stdout).toContain(`CONFDIR=${confDir} svc-r66server start`);
@@ -128,10 +133,10 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
     const seq = await sqliteRows<{ seq: string }>(db, "SELECT CAST(seq AS TEXT) AS seq FROM sequences WHERE name = 'RUNSEQ'");
     expect(BigInt(seq[0]!.seq)).toBe(1693900000201n);
 
-    const again = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml')], box.env);
+    const again = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...h2.args], box.env);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already migrated.*-force/);
-    const forced = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml'), '-force'], box.env);
+    const forced = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml'), '-force', ...h2.args], box.env);
     expect(forced.code, forced.stdout + forced.stderr).toBe(0);
     expect(readFileSync(join(confDir, 'server.xml.bak'), 'utf8')).toBe(serverBefore);
     expect((await sqliteRows(db, 'SELECT specialid FROM runner')).length).toBe(5);
@@ -139,7 +144,7 @@ describe.skipIf(!h2Available())('migrate from H2 (Debian libh2-java)', () => {
 
   it('a wrong H2 password is reported as H2 says it, without a stack trace', async () => {
     writeFileSync(join(confDir, 'server.xml'), readFileSync(join(confDir, 'server.xml'), 'utf8').replace('<dbpasswd>h2pw</dbpasswd>', '<dbpasswd>wrong</dbpasswd>'));
-    const err = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: false, force: false, env: box.env }).catch((e: unknown) => e);
+    const err = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: false, force: false, env: box.env, ...(h2.h2Jar !== undefined ? { h2Jar: h2.h2Jar } : {}) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
     expect((err as Error).message).toMatch(/Wrong user name or password/);
     expect((err as Error).message).not.toMatch(/\n\s+at /);
