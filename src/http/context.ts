@@ -89,7 +89,10 @@ export interface FileMonitorSource {
 
 /** Counters of the running server that the status operations report. */
 export interface RuntimeCounters {
+  /** R66 network connections open now (accepted and outgoing). */
   networkConnections(): number;
+  /** Local channels at work: transfers running now (the pages' "active channels"). */
+  activeChannels(): number;
   /** Current throughput in bytes per second. */
   inBandwidth(): number;
   outBandwidth(): number;

@@ -174,6 +174,11 @@ export class R66Network {
     return this.context;
   }
 
+  /** R66 connections open now: accepted by the listeners plus opened to partners (0 before start). */
+  get openConnections(): number {
+    return this.listeners.reduce((n, l) => n + l.openConnections, 0) + (this.outgoing?.size ?? 0);
+  }
+
   /** Outgoing connections to partners (one per partner). */
   get pool(): ConnectionPool {
     if (this.outgoing === undefined) throw new Error('the R66 network is not started');

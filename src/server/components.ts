@@ -39,7 +39,7 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
   const transfers = new TransferService({ config: runtime.config, store: () => runtime.store, network: () => network, logger: runtime.log, tasks: tasks.registry, hooks: { restarter, snmp: () => runtime.notifications.notifier }, notify: runtime.notifications.notify });
   const business = businessRegistry(runtime, tasks, transfers, restarter);
   // One set of live services for REST, the web areas and the R66 admin orders (bandwidth, block).
-  const live = liveRestServices(runtime, { transfers, business, tasks: tasks.registry });
+  const live = liveRestServices(runtime, { transfers, business, tasks: tasks.registry, openConnections: () => network.openConnections });
   composeR66Handlers(runtime, network, business, transfers);
   composeAdminOrders(runtime, network, transfers, { services: live, tasks: tasks.registry });
   return [

@@ -15,6 +15,8 @@ import type { ServerRuntime } from './runtime.js';
 
 export interface RestLiveParts {
   transfers: TransferService;
+  /** R66 connections open now (the network component's count); the running transfers without it. */
+  openConnections?: () => number;
   business: BusinessRegistry;
   /** The registry the engine runs tasks with (built-ins and plug-ins): REST rule requests are checked against it. */
   tasks: TaskRegistry;
@@ -39,7 +41,7 @@ export function liveRestServices(runtime: ServerRuntime, live: RestLiveParts): (
       fileMonitors: live.business,
       tasks: live.tasks,
       // The shaper counts every data block of every transfer (bandwidth.md §6.2).
-      counters: { networkConnections: () => engine().runningCount, inBandwidth: () => engine().bandwidth.throughput().read, outBandwidth: () => engine().bandwidth.throughput().write },
+      counters: { networkConnections: () => live.openConnections?.() ?? engine().runningCount, activeChannels: () => engine().runningCount, inBandwidth: () => engine().bandwidth.throughput().read, outBandwidth: () => engine().bandwidth.throughput().write },
       shutdown: (restart) => {
         runtime.log.warn({ restart }, 'shutdown requested through REST');
         // Out of the request that asked for it: a restart closes this very listener.

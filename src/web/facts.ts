@@ -1,7 +1,7 @@
 /**
  * The header figures of both areas (web-ui.md §1.2, §2.2), computed in one place so the rendered
  * page and the live `facts` event say the same thing: bandwidth in Mbit/s (monitoring, the
- * original's bytes/s ÷ 131072) and MB/s (administration), running transfers and connections.
+ * original's bytes/s ÷ 131072) and MB/s (administration), running transfers (active channels) and open R66 connections.
  */
 import type { RuntimeCounters } from '../http/context.js';
 import type { LiveFacts } from './live.js';
@@ -15,8 +15,8 @@ function mbits(bytesPerSecond: number): string {
 export function headerFacts(c: RuntimeCounters): LiveFacts {
   const [inB, outB] = [c.inBandwidth(), c.outBandwidth()];
   const mb = (v: number): string => (v / 1_048_576).toFixed(2);
-  const running = String(c.networkConnections());
   return {
-    bandwidth: `IN:${mbits(inB)}Mbits OUT:${mbits(outB)}Mbits`, bandwidthMB: `IN:${mb(inB)}MB/s OUT:${mb(outB)}MB/s`, channels: running, connections: running,
+    bandwidth: `IN:${mbits(inB)}Mbits OUT:${mbits(outB)}Mbits`, bandwidthMB: `IN:${mb(inB)}MB/s OUT:${mb(outB)}MB/s`,
+    channels: String(c.activeChannels()), connections: String(c.networkConnections()),
   };
 }

@@ -74,7 +74,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const log = pino({ level: 'debug' }, { write: (line: string) => { logLines.push(line); } });
   const services: RestServices = {
     config, store, log, bandwidth: memoryBandwidth(config), startedAt: new Date(), now: () => new Date(),
-    fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
+    fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, activeChannels: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
     shutdown: (restart) => { shutdowns.push(restart); }, blockRequests: () => undefined,
   };
   const app: FastifyInstance = createRestApp({ services, rest });
