@@ -1,6 +1,5 @@
-// `svc-r66server migrate` on a Java host using PostgreSQL: the database is used in place (tables
-// checked, schema upgraded, rows counted), no file is changed, and it can run again. (MariaDB takes
-// the same path; its test server needs a user with a password, which this file does not create.)
+// `svc-r66server migrate` on a Java host using PostgreSQL or MariaDB: the database is used in place
+// (tables checked, schema upgraded, rows counted), no file is changed, and it can run again.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,14 +9,20 @@ import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 import { sandbox, writeInstance, type Sandbox } from '../cli/cli-helpers.js';
 
+// server.xml needs a database password; the test MariaDB's root has none, so the MariaDB case
+// logs in as a user of its own, made for the test database and dropped with it.
+const MARIADB_USER = `svcmig${process.pid}`;
+const MARIADB_PASSWORD = 'migrate-pw';
+
 function jdbcOf(db: TestDatabase): { driver: string; url: string; user: string; password: string } {
   const s = db.settings;
   if (s.dialect === 'sqlite') throw new Error('a server dialect was expected');
   const query = s.dialect === 'postgresql' ? `?currentSchema=${s.schema ?? ''}` : '';
-  return { driver: s.dialect, url: `jdbc:${s.dialect}://${s.host}:${s.port}/${s.database}${query}`, user: s.user ?? 'root', password: s.password ?? 'unused-with-trust' };
+  const login = s.dialect === 'postgresql' ? { user: s.user ?? 'root', password: s.password ?? 'unused-with-trust' } : { user: MARIADB_USER, password: MARIADB_PASSWORD };
+  return { driver: s.dialect, url: `jdbc:${s.dialect}://${s.host}:${s.port}/${s.database}${query}`, ...login };
 }
 
-for (const dialect of testDialects().filter((d) => d.name === 'postgresql')) {
+for (const dialect of testDialects().filter((d) => d.name !== 'sqlite')) {
   describe(`migrate in place on ${dialect.name}`, () => {
     let db: TestDatabase | undefined;
     let box: Sandbox;
@@ -30,8 +35,13 @@ for (const dialect of testDialects().filter((d) => d.name === 'postgresql')) {
       await store.runner.insert(transferRecord(5n, { ownerReq: 'hosta', requester: 'hosta', requested: 'partnera', updatedInfo: 5 }));
       await store.hostConfigs.upsert({ hostId: 'hosta', business: '', roles: '', aliases: '', others: '<root><version>3.0.12</version></root>', updatedInfo: 0 });
       await store.close();
+      if (dialect.name === 'mariadb') {
+        await db.query(`CREATE USER '${MARIADB_USER}'@'%' IDENTIFIED BY '${MARIADB_PASSWORD}'`);
+        await db.query(`GRANT ALL PRIVILEGES ON \`${db.settings.dialect === 'sqlite' ? '' : db.settings.database}\`.* TO '${MARIADB_USER}'@'%'`);
+      }
     }, 60_000);
     afterAll(async () => {
+      if (dialect.name === 'mariadb') await db?.query(`DROP USER IF EXISTS '${MARIADB_USER}'@'%'`).catch(() => undefined);
       await db?.drop();
       box?.cleanup();
     });
