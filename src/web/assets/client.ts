@@ -14,6 +14,14 @@ const match = (document.body.dataset.liveMatch || '').split(',').filter(Boolean)
 const owner = document.body.dataset.liveOwner || '';
 const fmtRate = (b) => b >= 1048576 ? (b / 1048576).toFixed(1) + ' MB/s' : b >= 1024 ? (b / 1024).toFixed(1) + ' KB/s' : b + ' B/s';
 let reloading = false, again = false, lastReload = 0;
+// The last rate of each running transfer: a fetched table has no rate (the server renders rows
+// from the database), so a reload puts them back. Ended transfers leave; at most 1000 are kept.
+const rates = new Map();
+function restoreRates() {
+  for (const [key, rate] of rates) {
+    for (const c of document.querySelectorAll('tr[data-key="' + CSS.escape(key) + '"] [data-col="rate"]')) if (c.textContent === '') c.textContent = fmtRate(rate);
+  }
+}
 async function reload() {
   if (reloading) { again = true; return; }
   reloading = true;
@@ -27,6 +35,7 @@ async function reload() {
     if (!res.ok) return;
     const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelectorAll('[data-live-tables]');
     boxes.forEach((b, i) => { if (fresh[i]) b.replaceChildren(...fresh[i].childNodes); });
+    restoreRates();
   } catch { /* the next change tries again */ } finally {
     reloading = false;
     if (again) { again = false; void reload(); }
@@ -69,7 +78,11 @@ if (live && 'EventSource' in window) {
   source.addEventListener('error', () => { status.classList.remove('live-on'); label.textContent = ''; });
   source.addEventListener('transfers', (e) => {
     let stale = false;
-    for (const t of JSON.parse(e.data)) stale = apply(t) || stale;
+    for (const t of JSON.parse(e.data)) {
+      if (t.end) rates.delete(t.key);
+      else { rates.delete(t.key); rates.set(t.key, t.rate); if (rates.size > 1000) rates.delete(rates.keys().next().value); }
+      stale = apply(t) || stale;
+    }
     if (stale) void reload();
   });
   source.addEventListener('facts', (e) => {
