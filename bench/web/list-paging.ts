@@ -220,7 +220,7 @@ async function run(rows: number, repeat: number, keep: string | undefined, resul
     const silent = pino({ level: 'silent' });
     const rest = {
       config, store, log: silent, bandwidth: m.memoryBandwidth(config), startedAt: new Date(), now: () => new Date(),
-      fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
+      fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, activeChannels: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
       shutdown: () => undefined, blockRequests: () => undefined,
     };
     const services = { rest, events: () => undefined, serverLang: { value: 'en' } };
