@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Thin launcher: the compiled entry point lives in dist/ (`npm run build`, or `npm start`, makes it).
-import('../dist/cli/r66server-main.js').catch((err) => {
-  if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/r66server-main.js')) {
+import('../dist/cli/r66server/main.js').catch((err) => {
+  if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/r66server/main.js')) {
     process.stderr.write(`svc-r66server: not built yet: run 'npm run build' in ${new URL('..', import.meta.url).pathname}\n`);
     process.exit(1);
   }

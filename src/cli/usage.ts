@@ -2,7 +2,7 @@
  * Usage texts of the wrappers (cli.md §2, §3). Only commands that work are listed; later commands
  * (send, asend, getinfo...) add their line to `CLIENT_COMMANDS` when they land.
  */
-import { CLIENT_OPTIONS_HELP, CLIENT_TRANSFER_HELP } from './client-help.js';
+import { CLIENT_OPTIONS_HELP, CLIENT_TRANSFER_HELP } from './r66client/help.js';
 
 export interface CommandHelp {
   /** The command as typed, with its arguments (`loadauth FILE`). */

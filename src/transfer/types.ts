@@ -132,7 +132,7 @@ export interface TransferRef {
 
 /**
  * Moments of a requester's attempt that its caller can act on: msend runs its files one after
- * another, and uses them to prepare and start the next one (src/cli/client-send.ts).
+ * another, and uses them to prepare and start the next one (src/cli/r66client/send.ts).
  */
 export interface AttemptSignals {
   /**

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clientKeepsOptimizer } from '../../src/cli/client-compiler.js';
+import { clientKeepsOptimizer } from '../../src/cli/r66client/compiler.js';
 import { EnvSettingError } from '../../src/config/env-flag.js';
 import { ROOT, runCli } from './cli-helpers.js';
 
@@ -11,7 +11,7 @@ import { ROOT, runCli } from './cli-helpers.js';
  * the test runner), then asks V8 to optimize a hot function; prints whether TurboFan compiled it.
  */
 function turbofanUsedAfter(env: NodeJS.ProcessEnv, nodeFlags: string[] = []): boolean {
-  const module = join(ROOT, 'dist/cli/client-compiler.js');
+  const module = join(ROOT, 'dist/cli/r66client/compiler.js');
   const script = `
     const { keepClientOnBaselineCompilers } = await import(${JSON.stringify(module)});
     keepClientOnBaselineCompilers();

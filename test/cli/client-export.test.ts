@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportWindow, parseExportDate } from '../../src/cli/client-log-export.js';
+import { exportWindow, parseExportDate } from '../../src/cli/r66client/log-export.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { openStore, parseJdbcUrl } from '../../src/store/index.js';

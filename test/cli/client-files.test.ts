@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expandLocal, expandLocalFiles } from '../../src/cli/client-files.js';
+import { expandLocal, expandLocalFiles } from '../../src/cli/r66client/files.js';
 import type { DirectoryConfig } from '../../src/config/index.js';
 import { TransferMode, type Rule } from '../../src/model/rule.js';
 

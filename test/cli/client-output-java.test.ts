@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   fileFinalText, informationStatusText, renderResult, resultObject, ResultFields, statusWord, virtualPath,
-} from '../../src/cli/client-output.js';
-import { PRE_TASK_ERROR, transferErrorText } from '../../src/cli/client-record-fields.js';
+} from '../../src/cli/r66client/output.js';
+import { PRE_TASK_ERROR, transferErrorText } from '../../src/cli/r66client/record-fields.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TaskStep } from '../../src/model/transfer.js';
 import { transferRecord } from '../helpers/transfer-record.js';

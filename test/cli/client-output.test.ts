@@ -1,7 +1,7 @@
 // Renderings of the result object and the transfer options (cli.md §3.1, §3.13).
 import { describe, expect, it } from 'vitest';
-import { argsField, renderResult, ResultFields } from '../../src/cli/client-output.js';
-import { formatStartTime, parseDelay, parseStartTime, parseTransferArgs } from '../../src/cli/client-transfer-args.js';
+import { argsField, renderResult, ResultFields } from '../../src/cli/r66client/output.js';
+import { formatStartTime, parseDelay, parseStartTime, parseTransferArgs } from '../../src/cli/r66client/transfer-args.js';
 
 const sample = (): ResultFields =>
   new ResultFields().set('command', 'DirectTransfer').set('status', 0).set('specialid', 9223372036854775807n).set('info', 'a;b <x> & y\r\nz');

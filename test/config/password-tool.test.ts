@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runPasswordTool } from '../../src/cli/password-tool.js';
+import { runPasswordTool } from '../../src/cli/password/tool.js';
 
 const CAPTURE_KEY = Buffer.from('831f582c76c725df', 'hex');
 let dir: string;

@@ -5,12 +5,12 @@
  */
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { getFileInfo } from '../client/getinfo.js';
-import { virtualToAbsolute, type DirectoryConfig } from '../config/index.js';
-import { hasWildcard, wildcardToRegExp } from '../fs/glob.js';
-import { listEntries } from '../fs/listing.js';
-import type { Rule } from '../model/rule.js';
-import type { ConnectionPool } from '../net/pool.js';
+import { getFileInfo } from '../../client/getinfo.js';
+import { virtualToAbsolute, type DirectoryConfig } from '../../config/index.js';
+import { hasWildcard, wildcardToRegExp } from '../../fs/glob.js';
+import { listEntries } from '../../fs/listing.js';
+import type { Rule } from '../../model/rule.js';
+import type { ConnectionPool } from '../../net/pool.js';
 
 /** `§` stands for `*` on the command line (it escapes the shell's expansion). */
 export function unescapeWildcards(name: string): string {

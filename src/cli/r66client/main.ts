@@ -2,22 +2,22 @@
  * `svc-r66client [HOSTID] COMMAND [ARGS...]` (cli.md §1, §3). Later commands (send, asend,
  * getinfo...) register in COMMANDS and in usage.ts's CLIENT_COMMANDS.
  */
-import { EnvSettingError } from '../config/env-flag.js';
-import { CliError } from './cli-error.js';
-import { keepClientOnBaselineCompilers } from './client-compiler.js';
-import type { DbCommandContext } from './db-commands.js';
-import { CLIENT_NETWORK_COMMANDS } from './client-commands.js';
-import { dispatch, lazyCommand, type CommandHandler } from './dispatch.js';
-import { selectInstance } from './instance.js';
-import { processIo } from './io.js';
-import { runMain } from './main-runner.js';
-import { clientUsage } from './usage.js';
-import { EXIT_BAD_ENVIRONMENT } from './exit-codes.js';
+import { EnvSettingError } from '../../config/env-flag.js';
+import { CliError } from '../cli-error.js';
+import { keepClientOnBaselineCompilers } from './compiler.js';
+import type { DbCommandContext } from '../db-commands.js';
+import { CLIENT_NETWORK_COMMANDS } from './commands.js';
+import { dispatch, lazyCommand, type CommandHandler } from '../dispatch.js';
+import { selectInstance } from '../instance.js';
+import { processIo } from '../io.js';
+import { runMain } from '../main-runner.js';
+import { clientUsage } from '../usage.js';
+import { EXIT_BAD_ENVIRONMENT } from '../exit-codes.js';
 
 type Handler = CommandHandler<DbCommandContext>;
-const dbCommands = (): Promise<typeof import('./db-commands.js')> => import('./db-commands.js');
-const logExport = (): Promise<typeof import('./client-log-export.js')> => import('./client-log-export.js');
-const configExport = (): Promise<typeof import('./client-config-export.js')> => import('./client-config-export.js');
+const dbCommands = (): Promise<typeof import('../db-commands.js')> => import('../db-commands.js');
+const logExport = (): Promise<typeof import('./log-export.js')> => import('./log-export.js');
+const configExport = (): Promise<typeof import('./config-export.js')> => import('./config-export.js');
 
 // Every module is loaded when its command runs (lazyCommand).
 const COMMANDS: Record<string, Handler> = {

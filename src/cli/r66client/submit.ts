@@ -3,20 +3,20 @@
  * RUNNER row with UPDATEDINFO = 3 goes into the database shared with the server, whose scheduler
  * starts it at STARTTRANS (database.md §9.1). `-id` resets an existing row for restart instead.
  */
-import { ErrorCode } from '../model/error-code.js';
-import { isSendMode, type Rule } from '../model/rule.js';
-import { TransferError } from '../model/transfer-error.js';
-import type { TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
-import { ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../operations/index.js';
-import { StoreError } from '../store/index.js';
-import { UsageError } from './cli-error.js';
-import { expandLocalFiles, expandRemote, unescapeWildcards, type LocalFile } from './client-files.js';
-import { argsField, printResult, resultObject, ResultFields, statusWord, type OutputFormat, type ResultStatus } from './client-output.js';
-import { addRecordFields } from './client-record-fields.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
-import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
-import { ASEND_EXIT, exitCodeOf, MASEND_EXIT } from './exit-codes.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { isSendMode, type Rule } from '../../model/rule.js';
+import { TransferError } from '../../model/transfer-error.js';
+import type { TransferRecord } from '../../model/transfer.js';
+import { R66Error } from '../../net/errors.js';
+import { ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../../operations/index.js';
+import { StoreError } from '../../store/index.js';
+import { UsageError } from '../cli-error.js';
+import { expandLocalFiles, expandRemote, unescapeWildcards, type LocalFile } from './files.js';
+import { argsField, printResult, resultObject, ResultFields, statusWord, type OutputFormat, type ResultStatus } from './output.js';
+import { addRecordFields } from './record-fields.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './session.js';
+import { parseTransferArgs, type TransferArgs } from './transfer-args.js';
+import { ASEND_EXIT, exitCodeOf, MASEND_EXIT } from '../exit-codes.js';
 
 /**
  * masend writes its rows this many at a time: the ids in one statement and the rows in one

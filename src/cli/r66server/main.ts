@@ -1,11 +1,11 @@
 /** `svc-r66server [HOSTID] COMMAND [ARGS...]` (cli.md §1, §2). */
-import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand } from './db-commands.js';
-import { dispatch, lazyCommand, type CommandHandler } from './dispatch.js';
-import { selectInstance } from './instance.js';
-import { processIo } from './io.js';
-import { runMain } from './main-runner.js';
-import { restartCommand, startCommand, statusCommand, stopCommand, type ServerCommandContext } from './server-service.js';
-import { serverUsage } from './usage.js';
+import { initdbCommand, loadauthCommand, loadconfCommand, loadruleCommand } from '../db-commands.js';
+import { dispatch, lazyCommand, type CommandHandler } from '../dispatch.js';
+import { selectInstance } from '../instance.js';
+import { processIo } from '../io.js';
+import { runMain } from '../main-runner.js';
+import { restartCommand, startCommand, statusCommand, stopCommand, type ServerCommandContext } from './service.js';
+import { serverUsage } from '../usage.js';
 
 const COMMANDS: Record<string, CommandHandler<ServerCommandContext>> = {
   start: startCommand,
@@ -18,7 +18,7 @@ const COMMANDS: Record<string, CommandHandler<ServerCommandContext>> = {
   loadconf: (ctx, args) => loadconfCommand({ ...ctx, side: 'server' }, args),
   init: lazyCommand(async () => (await import('./home-commands.js')).initCommand),
   partner: lazyCommand(async () => (await import('./home-commands.js')).partnerCommand),
-  migrate: lazyCommand(async () => (await import('./server-migrate.js')).migrateCommand),
+  migrate: lazyCommand(async () => (await import('./migrate.js')).migrateCommand),
 };
 
 runMain('svc-r66server', processIo, async () => {

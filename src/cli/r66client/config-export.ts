@@ -7,11 +7,11 @@
  * `done` exit 0 or `*** ERROR ***` exit 1); `ConfigExport` is the original's entry point with the
  * tool's exit codes (0, 1 bad arguments, 10 unknown host, else the failure code's ordinal).
  */
-import { exportConfiguration, type ConfigExportAnswer } from '../client/admin-exports.js';
-import { parseArgs, type OptionSpec } from './args.js';
-import { UsageError } from './cli-error.js';
-import { knownOptionsOnly, printTool, printWrapper, runTool, targetOf, type ToolRun } from './client-log-export.js';
-import { configFileAndArgs, type ClientCommandContext } from './client-session.js';
+import { exportConfiguration, type ConfigExportAnswer } from '../../client/admin-exports.js';
+import { parseArgs, type OptionSpec } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { knownOptionsOnly, printTool, printWrapper, runTool, targetOf, type ToolRun } from './log-export.js';
+import { configFileAndArgs, type ClientCommandContext } from './session.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'hosts' }, { name: 'rules' }, { name: 'business' }, { name: 'alias' },

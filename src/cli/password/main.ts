@@ -1,5 +1,5 @@
 // Entry point of svc-password (bin/svc-password.js imports the compiled file).
-import { runPasswordTool } from './password-tool.js';
+import { runPasswordTool } from './tool.js';
 
 runPasswordTool(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
   (code) => { process.exitCode = code; },

@@ -4,7 +4,7 @@
  * transfers print nothing but their result.
  */
 import cliProgress from 'cli-progress';
-import type { TransferEngine, TransferProgress } from '../transfer/index.js';
+import type { TransferEngine, TransferProgress } from '../../transfer/index.js';
 
 const SHOW_AFTER_MS = 1000;
 

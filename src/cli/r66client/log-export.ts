@@ -19,17 +19,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { exportHistory, type HistoryExportOrder } from '../client/admin-exports.js';
-import { ErrorCode } from '../model/error-code.js';
-import { runnersFromXml } from '../store/index.js';
-import { R66Error } from '../net/errors.js';
-import { parseArgs, type OptionSpec, type ParsedArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
-import { openEngine } from './client-send.js';
-import { EXPORT_TOOL_EXIT, EXPORT_WRAPPER_EXIT, exitCodeOf, exitCodeOfError } from './exit-codes.js';
-import type { Io } from './io.js';
-import { bigintOption } from './number-option.js';
+import { exportHistory, type HistoryExportOrder } from '../../client/admin-exports.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { runnersFromXml } from '../../store/index.js';
+import { R66Error } from '../../net/errors.js';
+import { parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandContext, type ClientSession } from './session.js';
+import { openEngine } from './send.js';
+import { EXPORT_TOOL_EXIT, EXPORT_WRAPPER_EXIT, exitCodeOf, exitCodeOfError } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { bigintOption } from '../number-option.js';
 
 
 /** The outcome of a tool run: its exit code and the lines it would have logged. */

@@ -4,10 +4,10 @@
  * not an option ends the parsing, as the original's parser does after `-info TEXT` when the text
  * was not quoted: the words after it are ignored, not an error.
  */
-import { parseArgs, type OptionSpec, type ParsedArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { FORMAT_OPTIONS, formatOf, type OutputFormat } from './client-output.js';
-import { bigintOption, numberOption } from './number-option.js';
+import { parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { FORMAT_OPTIONS, formatOf, type OutputFormat } from './output.js';
+import { bigintOption, numberOption } from '../number-option.js';
 
 export const TRANSFER_OPTIONS: OptionSpec[] = [
   { name: 'to', value: 'HOST' },

@@ -2,7 +2,7 @@
  * Usage lines of the client's transfer, information and business commands (cli.md §3, §5), kept
  * apart from their code so that printing the usage loads none of the network or database layers.
  */
-import type { CommandHelp } from './usage.js';
+import type { CommandHelp } from '../usage.js';
 
 export const CLIENT_TRANSFER_HELP: CommandHelp[] = [
   { synopsis: 'send TRANSFER-OPTIONS', summary: 'transfer a file now and wait for the end (exit: ordinal of the final status)' },

@@ -2,17 +2,17 @@
  * `getinfo` (cli.md §3.7, original entry point RequestInformation): files of a rule's send
  * directory on a partner (exist, detail, list, MLSx list), or a partner's record of a transfer.
  */
-import { getFileInfo, getTransferInfo, type FileInfoRequest } from '../client/getinfo.js';
-import { ErrorCode } from '../model/error-code.js';
-import { R66Error } from '../net/errors.js';
-import { runnersFromXml } from '../store/index.js';
-import { parseArgs, type ParsedArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { argsField, FORMAT_OPTIONS, formatOf, informationStatusText, printResult, resultObject, ResultFields, type ResultStatus } from './client-output.js';
-import { addRecordFields } from './client-record-fields.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
-import { parseTransferId } from './client-transfer-args.js';
-import { GETINFO_EXIT } from './exit-codes.js';
+import { getFileInfo, getTransferInfo, type FileInfoRequest } from '../../client/getinfo.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { R66Error } from '../../net/errors.js';
+import { runnersFromXml } from '../../store/index.js';
+import { parseArgs, type ParsedArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { argsField, FORMAT_OPTIONS, formatOf, informationStatusText, printResult, resultObject, ResultFields, type ResultStatus } from './output.js';
+import { addRecordFields } from './record-fields.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './session.js';
+import { parseTransferId } from './transfer-args.js';
+import { GETINFO_EXIT } from '../exit-codes.js';
 
 
 const LABEL = 'RequestInformation';

@@ -9,15 +9,15 @@
  */
 import { openSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parseArgs } from './args.js';
-import { startInBackground, stopRecorded } from './background.js';
-import { CliError } from './cli-error.js';
-import type { ClientCommandContext } from './client-session.js';
-import { runSpool } from './client-spool.js';
-import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED, SPOOL_EXIT } from './exit-codes.js';
-import { configFileOf, serverPidFile } from './instance.js';
+import { parseArgs } from '../args.js';
+import { startInBackground, stopRecorded } from '../background.js';
+import { CliError } from '../cli-error.js';
+import type { ClientCommandContext } from './session.js';
+import { runSpool } from './spool.js';
+import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED, SPOOL_EXIT } from '../exit-codes.js';
+import { configFileOf, serverPidFile } from '../instance.js';
 import { readFileSync } from 'node:fs';
-import { isAlive, readPid, removePidIfOwned, writePid } from '../fs/pid-file.js';
+import { isAlive, readPid, removePidIfOwned, writePid } from '../../fs/pid-file.js';
 
 const DAEMON_ENV = 'SVC_R66_WATCHER_DAEMON';
 const READY_TIMEOUT_MS = 60_000;

@@ -3,22 +3,22 @@
  * (local database first, else the partner's), or stops, cancels or restarts it by asking the
  * transfer's requester host with the admin Valid commands of r66-protocol.md §9.9.
  */
-import { getTransferInfo } from '../client/getinfo.js';
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { isThroughMode } from '../model/rule.js';
-import type { TransferRecord } from '../model/transfer.js';
-import { unexpected } from '../net/commands/unexpected.js';
-import { R66Error, RemoteError } from '../net/errors.js';
-import type { ConnectionPool } from '../net/pool.js';
-import { formatTransferKey, PacketType, parseErrorCode, REQUEST_ON_TRANSFER, type TransferKey } from '../protocol/index.js';
-import { runnersFromXml } from '../store/index.js';
-import { parseArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
-import { addRecordFields } from './client-record-fields.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
-import { formatStartTime, parseDelay, parseStartTime, parseTransferId } from './client-transfer-args.js';
-import { CANCEL_EXIT, exitCodeOf, RESTART_EXIT, STOP_EXIT, TRANSFER_EXIT } from './exit-codes.js';
+import { getTransferInfo } from '../../client/getinfo.js';
+import { ErrorCode, type ErrorCodeInfo } from '../../model/error-code.js';
+import { isThroughMode } from '../../model/rule.js';
+import type { TransferRecord } from '../../model/transfer.js';
+import { unexpected } from '../../net/commands/unexpected.js';
+import { R66Error, RemoteError } from '../../net/errors.js';
+import type { ConnectionPool } from '../../net/pool.js';
+import { formatTransferKey, PacketType, parseErrorCode, REQUEST_ON_TRANSFER, type TransferKey } from '../../protocol/index.js';
+import { runnersFromXml } from '../../store/index.js';
+import { parseArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './output.js';
+import { addRecordFields } from './record-fields.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './session.js';
+import { formatStartTime, parseDelay, parseStartTime, parseTransferId } from './transfer-args.js';
+import { CANCEL_EXIT, exitCodeOf, RESTART_EXIT, STOP_EXIT, TRANSFER_EXIT } from '../exit-codes.js';
 
 
 const LABEL = 'RequestTransfer';

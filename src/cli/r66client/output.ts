@@ -5,9 +5,9 @@
  * replaced characters); numbers stay exact (transfer ids are 64-bit).
  */
 import { isAbsolute, relative, sep } from 'node:path';
-import type { OptionSpec, ParsedArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import type { Io } from './io.js';
+import type { OptionSpec, ParsedArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import type { Io } from '../io.js';
 
 export type OutputFormat = 'json' | 'xml' | 'csv' | 'property' | 'quiet';
 

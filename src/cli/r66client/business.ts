@@ -7,16 +7,16 @@
  * answer means success (way 1, or the echo of the request with way 0), way 2 or an Error packet
  * means failure; anything after the first answer is ignored.
  */
-import { ErrorCode } from '../model/error-code.js';
-import { unexpected } from '../net/commands/unexpected.js';
-import { R66Error } from '../net/errors.js';
-import type { ConnectionPool } from '../net/pool.js';
-import { Way } from '../protocol/index.js';
-import { parseArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './client-output.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
-import { BUSINESS_EXIT } from './exit-codes.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { unexpected } from '../../net/commands/unexpected.js';
+import { R66Error } from '../../net/errors.js';
+import type { ConnectionPool } from '../../net/pool.js';
+import { Way } from '../../protocol/index.js';
+import { parseArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { argsField, FORMAT_OPTIONS, formatOf, printResult, resultObject, ResultFields, statusWord, type ResultStatus } from './output.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './session.js';
+import { BUSINESS_EXIT } from '../exit-codes.js';
 
 
 /** The original's default class, which existing scripts name. */

@@ -4,9 +4,9 @@
  * code is the scan status (0 clean, 1 bad arguments, 2 protocol, 3 network, 4 rejected, 5 rejected
  * and the post action failed). `-sendOnError` has no effect here.
  */
-import { IcapArgumentError, ICAP_USAGE, parseIcapOptions, type IcapOptions } from '../tasks/network/icap-options.js';
-import { icapScan } from '../tasks/network/icap-scan.js';
-import type { ClientCommandContext } from './client-session.js';
+import { IcapArgumentError, ICAP_USAGE, parseIcapOptions, type IcapOptions } from '../../tasks/network/icap-options.js';
+import { icapScan } from '../../tasks/network/icap-scan.js';
+import type { ClientCommandContext } from './session.js';
 
 export async function icaptestCommand(ctx: ClientCommandContext, argv: readonly string[]): Promise<number> {
   const { io } = ctx;

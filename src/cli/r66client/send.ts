@@ -3,20 +3,20 @@
  * process runs its own transfer engine towards the partner, records the transfer in the client's
  * store, waits for the end and exits with the ordinal of the final status code.
  */
-import { ErrorCode } from '../model/error-code.js';
-import { isSendMode, type Rule } from '../model/rule.js';
-import type { TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
-import { ANY_READABLE_FILE, engineWithOrders, type TransferOrders } from '../operations/index.js';
-import type { TransferEngine, AttemptSignals, PreparedTransfer, TransferOutcome, TransferRequest } from '../transfer/index.js';
-import { UsageError } from './cli-error.js';
-import { expandLocal, expandRemote, unescapeWildcards } from './client-files.js';
-import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './client-output.js';
-import { showProgress } from './client-progress.js';
-import { addRecordFields, transferErrorText } from './client-record-fields.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
-import { parseTransferArgs, type TransferArgs } from './client-transfer-args.js';
-import { exitCodeOf, MSEND_EXIT, SEND_EXIT } from './exit-codes.js';
+import { ErrorCode } from '../../model/error-code.js';
+import { isSendMode, type Rule } from '../../model/rule.js';
+import type { TransferRecord } from '../../model/transfer.js';
+import { R66Error } from '../../net/errors.js';
+import { ANY_READABLE_FILE, engineWithOrders, type TransferOrders } from '../../operations/index.js';
+import type { TransferEngine, AttemptSignals, PreparedTransfer, TransferOutcome, TransferRequest } from '../../transfer/index.js';
+import { UsageError } from '../cli-error.js';
+import { expandLocal, expandRemote, unescapeWildcards } from './files.js';
+import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './output.js';
+import { showProgress } from './progress.js';
+import { addRecordFields, transferErrorText } from './record-fields.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './session.js';
+import { parseTransferArgs, type TransferArgs } from './transfer-args.js';
+import { exitCodeOf, MSEND_EXIT, SEND_EXIT } from '../exit-codes.js';
 
 
 /** One finished direct transfer as the commands print it. */

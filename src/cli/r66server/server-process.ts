@@ -3,16 +3,16 @@
  * runtime, start it, announce it, wait; then the ordered stop and the exit code.
  */
 import { join } from 'node:path';
-import { ConfigError, loadServerConfig, type ServerConfig } from '../config/index.js';
-import { closeLogbackLogger, createServerLogger } from '../server/logger.js';
-import { describe } from '../server/lifecycle.js';
-import { ServerRuntime } from '../server/runtime.js';
-import { installShutdownHandlers } from '../server/shutdown.js';
-import { capOldGenerationGrowth } from '../server/old-generation.js';
-import { growYoungGenerationAtOnce } from '../server/young-generation.js';
-import { EXIT_NO_LISTENER, EXIT_START_FAILED } from './exit-codes.js';
-import type { Io } from './io.js';
-import { reportUnhandledRejections } from './main-runner.js';
+import { ConfigError, loadServerConfig, type ServerConfig } from '../../config/index.js';
+import { closeLogbackLogger, createServerLogger } from '../../server/logger.js';
+import { describe } from '../../server/lifecycle.js';
+import { ServerRuntime } from '../../server/runtime.js';
+import { installShutdownHandlers } from '../../server/shutdown.js';
+import { capOldGenerationGrowth } from '../../server/old-generation.js';
+import { growYoungGenerationAtOnce } from '../../server/young-generation.js';
+import { EXIT_NO_LISTENER, EXIT_START_FAILED } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { reportUnhandledRejections } from '../main-runner.js';
 
 export interface ServerProcessOptions {
   configFile: string;

@@ -9,19 +9,19 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { formatIsoLocal } from '../model/iso-date.js';
-import { csrfForm } from '../web/admin/context.js';
-import { SessionStore } from '../web/admin/sessions.js';
-import { field, html, notice, page, table, type Html } from '../web/html.js';
-import { translator } from '../web/i18n.js';
-import { cookie, readParams, text, type Params } from '../web/params.js';
-import { createWebApp, sendHtml } from '../web/server.js';
-import { safeEqual } from '../http/credentials.js';
-import { silentLogger } from '../server/logger.js';
-import { getinfoCommand } from './client-getinfo.js';
-import { sendCommand } from './client-send.js';
-import { configFileAndArgs, withSession, type ClientCommandContext } from './client-session.js';
-import type { Io } from './io.js';
+import { formatIsoLocal } from '../../model/iso-date.js';
+import { csrfForm } from '../../web/admin/context.js';
+import { SessionStore } from '../../web/admin/sessions.js';
+import { field, html, notice, page, table, type Html } from '../../web/html.js';
+import { translator } from '../../web/i18n.js';
+import { cookie, readParams, text, type Params } from '../../web/params.js';
+import { createWebApp, sendHtml } from '../../web/server.js';
+import { safeEqual } from '../../http/credentials.js';
+import { silentLogger } from '../../server/logger.js';
+import { getinfoCommand } from './getinfo.js';
+import { sendCommand } from './send.js';
+import { configFileAndArgs, withSession, type ClientCommandContext } from './session.js';
+import type { Io } from '../io.js';
 
 interface Job {
   id: number;

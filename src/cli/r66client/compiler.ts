@@ -11,8 +11,8 @@
  * no slower. Servers, which run for months, keep V8's defaults.
  */
 import { setFlagsFromString } from 'node:v8';
-import { envFlag } from '../config/env-flag.js';
-import { commandLineSets } from '../config/node-flags.js';
+import { envFlag } from '../../config/env-flag.js';
+import { commandLineSets } from '../../config/node-flags.js';
 
 /** `SVC_R66_CLIENT_OPTIMIZER=1` lets V8 optimize the client's hot functions as in any Node process. */
 const CLIENT_OPTIMIZER_VARIABLE = 'SVC_R66_CLIENT_OPTIMIZER';

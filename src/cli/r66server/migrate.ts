@@ -5,11 +5,11 @@
  * Exit codes: 0 done, 1 refused or unusable input, 2 configuration, 3 database.
  */
 import { existsSync } from 'node:fs';
-import { formatMigrationReport, migrateHost, MigrationError } from '../admin/migration/index.js';
-import { parseArgs } from './args.js';
-import { CliError } from './cli-error.js';
-import { configFileOf, type Instance } from './instance.js';
-import type { Io } from './io.js';
+import { formatMigrationReport, migrateHost, MigrationError } from '../../admin/migration/index.js';
+import { parseArgs } from '../args.js';
+import { CliError } from '../cli-error.js';
+import { configFileOf, type Instance } from '../instance.js';
+import type { Io } from '../io.js';
 
 export interface MigrateContext {
   instance: Instance;

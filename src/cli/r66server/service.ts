@@ -6,15 +6,15 @@
  * for up to 60 s); it then writes the PID file and returns 0, or returns 1 if the copy died or
  * did not get ready in time. The copy logs to `<serverhome>/log/r66server.log`.
  */
-import { startInBackground, stopRecorded } from './background.js';
-import { CliError } from './cli-error.js';
-import { parseArgs } from './args.js';
-import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from './exit-codes.js';
-import { configFileOf, serverPidFile, type Instance } from './instance.js';
-import type { Io } from './io.js';
-import { removePidIfOwned, runningPid, writePid } from '../fs/pid-file.js';
+import { startInBackground, stopRecorded } from '../background.js';
+import { CliError } from '../cli-error.js';
+import { parseArgs } from '../args.js';
+import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from '../exit-codes.js';
+import { configFileOf, serverPidFile, type Instance } from '../instance.js';
+import type { Io } from '../io.js';
+import { removePidIfOwned, runningPid, writePid } from '../../fs/pid-file.js';
 import { runServerProcess } from './server-process.js';
-import { ensureEmbeddedHome } from '../server/embedded-home.js';
+import { ensureEmbeddedHome } from '../../server/embedded-home.js';
 
 /** How long the service-mode launcher waits for the server to be up (the original: 60 polls). */
 const SERVICE_READY_TIMEOUT_MS = 60_000;

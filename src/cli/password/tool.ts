@@ -5,9 +5,9 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
   ConfigError, decryptPasswordHex, encryptPasswordHex, generateCryptoKey, readCryptoKeyFile, readGgpHex, writeCryptoKeyFile, writeGgpFile,
-} from '../config/index.js';
-import { parsePasswordArgs, PASSWORD_USAGE, PasswordUsageError, type PasswordOptions } from './password-args.js';
-import { PASSWORD_EXIT } from './exit-codes.js';
+} from '../../config/index.js';
+import { parsePasswordArgs, PASSWORD_USAGE, PasswordUsageError, type PasswordOptions } from './args.js';
+import { PASSWORD_EXIT } from '../exit-codes.js';
 
 export interface PasswordIo {
   stdin: Readable;

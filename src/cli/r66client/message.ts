@@ -2,13 +2,13 @@
  * `message` (cli.md §5.1, original entry point Message): the connectivity and authentication test.
  * `svc-r66client message -to HOST -msg TEXT [-quiet|-csv|-xml|-json|-property]`.
  */
-import { sendMessage } from '../client/message.js';
-import { R66Error } from '../net/errors.js';
-import { parseArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { FORMAT_OPTIONS, formatOf, statusWord } from './client-output.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './client-session.js';
-import { MESSAGE_EXIT } from './exit-codes.js';
+import { sendMessage } from '../../client/message.js';
+import { R66Error } from '../../net/errors.js';
+import { parseArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { FORMAT_OPTIONS, formatOf, statusWord } from './output.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext } from './session.js';
+import { MESSAGE_EXIT } from '../exit-codes.js';
 
 
 /** The original needs 5 arguments counting the configuration file: `-to HOST -msg TEXT`. */

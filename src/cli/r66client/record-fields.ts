@@ -2,9 +2,9 @@
  * The transfer part of a result object (cli.md §3.13): the fields the original prints for one
  * RUNNER record, in its order, after `command`, `args`, `status` and `statusTxt`.
  */
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { TaskStep, type TransferRecord } from '../model/transfer.js';
-import type { ResultFields } from './client-output.js';
+import { ErrorCode, type ErrorCodeInfo } from '../../model/error-code.js';
+import { TaskStep, type TransferRecord } from '../../model/transfer.js';
+import type { ResultFields } from './output.js';
 
 /** `ORIGINALSIZE` of the TRANSFERINFO JSON (database.md §4.4), -1 when absent. */
 export function originalSizeOf(transferInfo: string): bigint {

@@ -7,19 +7,19 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from './args.js';
-import { optionalNumber } from './number-option.js';
-import { CliError, UsageError } from './cli-error.js';
-import { loadconfAuthentFile } from './db-commands.js';
-import { EXIT_HOME_REFUSED, EXIT_OK } from './exit-codes.js';
-import { configFileOf, type Instance } from './instance.js';
-import type { ServerCommandContext } from './server-service.js';
-import { ConfigError } from '../config/index.js';
-import { DatabaseToolError } from '../server/database-tool.js';
-import { ensureEmbeddedHome, type HomeOptions } from '../server/embedded-home.js';
-import { PairError, pairHomes, type HomeFiles } from '../server/home-partners.js';
-import { createLogger } from '../server/logger.js';
-import { isPortFree } from '../server/ports.js';
+import { parseArgs } from '../args.js';
+import { optionalNumber } from '../number-option.js';
+import { CliError, UsageError } from '../cli-error.js';
+import { loadconfAuthentFile } from '../db-commands.js';
+import { EXIT_HOME_REFUSED, EXIT_OK } from '../exit-codes.js';
+import { configFileOf, type Instance } from '../instance.js';
+import type { ServerCommandContext } from './service.js';
+import { ConfigError } from '../../config/index.js';
+import { DatabaseToolError } from '../../server/database-tool.js';
+import { ensureEmbeddedHome, type HomeOptions } from '../../server/embedded-home.js';
+import { PairError, pairHomes, type HomeFiles } from '../../server/home-partners.js';
+import { createLogger } from '../../server/logger.js';
+import { isPortFree } from '../../server/ports.js';
 
 
 /** Characters every partner (Java included) accepts in a host id. */

@@ -5,22 +5,22 @@
  * Ctrl-C. Exit 2 for invalid parameters or configuration (no watcher could start), else 0.
  */
 import { resolve } from 'node:path';
-import { isSendMode } from '../model/rule.js';
-import { R66Error } from '../net/errors.js';
-import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '../watch/config.js';
-import { WatchDaemon } from '../watch/daemon.js';
-import { TransferOrders } from '../operations/index.js';
-import type { TransferEngine } from '../transfer/index.js';
-import { ServiceOrders } from '../watch/orders.js';
-import { compileRegex } from '../watch/scanner.js';
-import type { InformAnswer } from '../watch/watcher.js';
-import { parseArgs, type ParsedArgs } from './args.js';
-import { UsageError } from './cli-error.js';
-import { businessRequest } from './client-business.js';
-import { openEngine } from './client-send.js';
-import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './client-session.js';
-import { SPOOL_EXIT } from './exit-codes.js';
-import { optionalNumber } from './number-option.js';
+import { isSendMode } from '../../model/rule.js';
+import { R66Error } from '../../net/errors.js';
+import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '../../watch/config.js';
+import { WatchDaemon } from '../../watch/daemon.js';
+import { TransferOrders } from '../../operations/index.js';
+import type { TransferEngine } from '../../transfer/index.js';
+import { ServiceOrders } from '../../watch/orders.js';
+import { compileRegex } from '../../watch/scanner.js';
+import type { InformAnswer } from '../../watch/watcher.js';
+import { parseArgs, type ParsedArgs } from '../args.js';
+import { UsageError } from '../cli-error.js';
+import { businessRequest } from './business.js';
+import { openEngine } from './send.js';
+import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './session.js';
+import { SPOOL_EXIT } from '../exit-codes.js';
+import { optionalNumber } from '../number-option.js';
 
 
 const VALUE_OPTIONS = ['to', 'name', 'directory', 'rule', 'statusfile', 'stopfile', 'info', 'block', 'regex', 'elapse', 'minimalSize', 'limitParallel'];

@@ -7,20 +7,20 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { EnvSettingError } from '../config/env-flag.js';
-import { ConfigError, loadClientConfig, type ClientConfig } from '../config/index.js';
-import type { Host } from '../model/host.js';
-import { openClientNetwork } from '../net/network.js';
-import type { NetContext } from '../net/context.js';
-import type { ConnectionPool } from '../net/pool.js';
-import { createClientLogger } from '../server/logger.js';
-import { taskLogger } from '../server/task-registry.js';
-import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
-import { resolvingStoredPaths } from '../operations/stored-paths.js';
-import { hostTaskRegistry, RuleTaskError, runsTaskType, validateRules, type TaskRegistry } from '../tasks/index.js';
-import { UsageError } from './cli-error.js';
-import { configFileOf, type Instance } from './instance.js';
-import type { Io } from './io.js';
+import { EnvSettingError } from '../../config/env-flag.js';
+import { ConfigError, loadClientConfig, type ClientConfig } from '../../config/index.js';
+import type { Host } from '../../model/host.js';
+import { openClientNetwork } from '../../net/network.js';
+import type { NetContext } from '../../net/context.js';
+import type { ConnectionPool } from '../../net/pool.js';
+import { createClientLogger } from '../../server/logger.js';
+import { taskLogger } from '../../server/task-registry.js';
+import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../../store/index.js';
+import { resolvingStoredPaths } from '../../operations/stored-paths.js';
+import { hostTaskRegistry, RuleTaskError, runsTaskType, validateRules, type TaskRegistry } from '../../tasks/index.js';
+import { UsageError } from '../cli-error.js';
+import { configFileOf, type Instance } from '../instance.js';
+import type { Io } from '../io.js';
 
 /** What the client commands receive from the dispatcher. */
 export interface ClientCommandContext {
