@@ -14,10 +14,13 @@ import { settleDisk } from './lib/settle.js';
 import { addRatios, combineRuns, evaluateTargets, formatRun } from './lib/report.js';
 import { notRun, type Scenario, type ScenarioContext } from './lib/scenario.js';
 import type { BenchOptions, BenchRun, MonitoringFacility, ScenarioResult } from './lib/types.js';
+import { sha512Alone } from './raw/hash-scenario.js';
 import { rawCopy, rawSmall, rawTcp } from './raw/scenarios.js';
+import { largeSha512 } from './svc/large-sha512.js';
 import { SVC_SCENARIOS, type SvcSuite } from './svc/scenarios.js';
 
-const RAW: Partial<Record<ScenarioName, Scenario>> = { 'raw-tcp': rawTcp, 'raw-copy': rawCopy, 'raw-small': rawSmall };
+/** Scenarios that run on their own (large-sha512 sets up its own pair of hosts); the others on the shared svc hosts. */
+const RAW: Partial<Record<ScenarioName, Scenario>> = { 'raw-tcp': rawTcp, 'raw-copy': rawCopy, 'raw-small': rawSmall, sha512: sha512Alone, 'large-sha512': largeSha512 };
 
 function log(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
@@ -25,7 +28,7 @@ function log(line: string): void {
 
 function fixtureNeeds(names: ScenarioName[], opts: BenchOptions): { large: boolean; smallCount: number } {
   const has = (n: ScenarioName): boolean => names.includes(n);
-  const large = has('raw-copy') || names.some((n) => n.startsWith('large'));
+  const large = has('raw-copy') || has('sha512') || names.some((n) => n.startsWith('large'));
   let smallCount = has('raw-small') || has('small-seq') ? opts.smallCount : 0;
   if (has('small-concurrent')) smallCount = Math.max(smallCount, opts.concurrentCount);
   return { large, smallCount };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { BenchOptions, MonitoringFacility } from './types.js';
 
-export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'raw-small', 'small-seq', 'small-concurrent'] as const;
+export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'sha512', 'large-sha512', 'raw-small', 'small-seq', 'small-concurrent'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /**
@@ -21,6 +21,8 @@ export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
   large: 'raw-copy',
   'large-tls': 'raw-copy',
   'large-digest': 'raw-copy',
+  // Issue 37 item 2: the transfer with SHA-512 against SHA-512 alone over the same file.
+  'large-sha512': 'sha512',
   'small-seq': 'raw-small',
 };
 

@@ -38,6 +38,8 @@ export const DESCRIPTIONS: Record<ScenarioName, string> = {
   large: 'svc send, whole-file SHA-256, no TLS',
   'large-tls': 'svc send, whole-file SHA-256, TLS',
   'large-digest': 'svc send, per-block digest (-md5) + whole-file SHA-256',
+  sha512: 'SHA-512 alone over the large file, one process, read from the page cache',
+  'large-sha512': 'svc send, hosts with limit/digest SHA-512, whole-file digest, no TLS',
   'raw-small': 'files one after another on one TCP connection, acked after close',
   'small-seq': 'svc msend, one after another',
   'small-concurrent': 'svc, submitted at once, limited in flight',

@@ -14,10 +14,11 @@ const host = (role: string, mb: number): ScenarioResult['processes'][number] => 
 describe('bench --only', () => {
   it('selects a group by prefix and adds the baselines the targets need', () => {
     expect(selectScenarios(['raw'])).toEqual(['raw-tcp', 'raw-copy', 'raw-small']);
-    expect(selectScenarios(['large'])).toEqual(['raw-copy', 'large', 'large-tls', 'large-digest']);
+    expect(selectScenarios(['large'])).toEqual(['raw-copy', 'large', 'large-tls', 'large-digest', 'sha512', 'large-sha512']);
+    expect(selectScenarios(['large-sha512'])).toEqual(['sha512', 'large-sha512']);
     expect(selectScenarios(['small-seq'])).toEqual(['raw-small', 'small-seq']);
     expect(selectScenarios(['small-concurrent'])).toEqual(['small-concurrent']);
-    expect(selectScenarios([])).toHaveLength(8);
+    expect(selectScenarios([])).toHaveLength(10);
   });
 
   it('refuses unknown names and bad sizes with a message naming them', () => {
@@ -81,6 +82,17 @@ describe('bench targets', () => {
     expect(targets['small-concurrent-rate']?.status).toBe('SKIP');
     expect(targets['rss-growth']).toMatchObject({ status: 'MISS', measured: 0.3 });
     expect(evaluateTargets(results, 'SHA256').find((t) => t.name === 'large-ratio')?.status).toBe('PASS');
+  });
+
+  it('large-sha512 is judged on its time against SHA-512 alone, whatever --digest says', () => {
+    // 1000 MB: SHA-512 alone in 2 s (500 MB/s); the transfer in 2.5 s (400 MB/s) is 1.25 x, in 3 s 1.5 x.
+    const within = [result('sha512', 500), result('large-sha512', 400)];
+    addRatios(within);
+    expect(evaluateTargets(within, 'MD5').find((t) => t.name === 'large-sha512-time')).toMatchObject({ status: 'PASS', rule: 'large-sha512 time <= 1.3 x sha512 time', measured: 1.25 });
+    const slow = [result('sha512', 500), result('large-sha512', 1000 / 3)];
+    addRatios(slow);
+    expect(evaluateTargets(slow).find((t) => t.name === 'large-sha512-time')).toMatchObject({ status: 'MISS' });
+    expect(evaluateTargets([result('large-sha512', 400)]).find((t) => t.name === 'large-sha512-time')).toMatchObject({ status: 'SKIP', reason: 'sha512 not run' });
   });
 
   it('a skipped scenario skips its targets with its reason', () => {
