@@ -1,9 +1,10 @@
 /**
  * The state machine's set-based moves (database.md §6.1, §"Clean"), kept in the store that applies
- * them: transfer/state.ts uses SERVER_START for its row-by-row form (handBack), the RUNNER
- * repositories write them in one statement. Pure values, no I/O.
+ * them: SERVER_START is the set form of the state machine's handBack (model/transfer-state.ts), the
+ * RUNNER repositories write them in one statement. Pure values, no I/O.
  */
 import { ERROR_CODES } from '../model/error-code.js';
+import { HAND_BACK_FROM } from '../model/transfer-state.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 
 /**
@@ -47,12 +48,10 @@ export function inBulkMove(move: BulkMove, row: Pick<TransferRecord, 'updatedInf
   });
 }
 
-const SERVER_START_FROM: readonly UpdatedInfo[] = [UpdatedInfo.RUNNING, UpdatedInfo.INTERRUPTED];
-
 /** Server start (database.md §6.1): rows left RUNNING (a crash) or INTERRUPTED (a shutdown) are resubmitted. */
 export const SERVER_START: BulkMove & { readonly from: readonly UpdatedInfo[] } = {
-  from: SERVER_START_FROM,
-  where: [{ column: 'updatedinfo', op: 'in', value: SERVER_START_FROM }],
+  from: HAND_BACK_FROM,
+  where: [{ column: 'updatedinfo', op: 'in', value: HAND_BACK_FROM }],
   set: { updatedInfo: UpdatedInfo.TOSUBMIT },
 };
 

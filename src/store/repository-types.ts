@@ -4,7 +4,9 @@ import type { Limits } from '../model/limits.js';
 import type { MultipleMonitor } from '../model/multiple-monitor.js';
 import type { Rule } from '../model/rule.js';
 import type { TaskStep, TransferKey, TransferRecord, UpdatedInfo } from '../model/transfer.js';
-import type { ErrorCodeInfo } from '../model/error-code.js';
+import type { RowFields, StateChange, TransferMove, TransferState, TransferStateChange } from '../model/transfer-state.js';
+
+export type { TransferStateChange } from '../model/transfer-state.js';
 
 // The repository interfaces every store implements (database and no-database mode alike).
 // "upsert" means insert, or replace every column when the key exists — what loadauth/loadrule do.
@@ -50,29 +52,6 @@ export interface RuleFilter {
   idRuleLike?: string;
   mode?: number;
   updatedInfo?: UpdatedInfo;
-}
-
-/**
- * The columns a transfer changes as it moves (database.md §6.1); the transfer state machine calls
- * {@link RunnerRepository.updateState} once per state change.
- */
-export interface TransferStateChange {
-  globalStep?: TaskStep;
-  globalLastStep?: TaskStep;
-  step?: number;
-  rank?: number;
-  blockSize?: number;
-  updatedInfo?: UpdatedInfo;
-  stepStatus?: ErrorCodeInfo;
-  infoStatus?: ErrorCodeInfo;
-  isMoved?: boolean;
-  filename?: string;
-  originalName?: string;
-  fileInfo?: string;
-  transferInfo?: string;
-  start?: Date;
-  /** Defaults to now: every state change stamps STOPTRANS. */
-  stop?: Date;
 }
 
 /** Filters for lists, counts, export and purge (history.md, REST). All combine with AND. */
@@ -128,28 +107,70 @@ export interface TransferListOptions {
   offset?: number;
 }
 
-/** Transfers (table RUNNER). */
+/**
+ * A row a move starts from: its key and the state the move is checked against (a row read from
+ * the store, or the record a caller holds).
+ */
+export type MoveTarget = TransferKey & TransferState;
+
+/** What a move or a staged write wrote: every column set, STOPTRANS included. */
+export type WrittenChange = TransferStateChange & { stop: Date };
+
+/**
+ * Transfers (table RUNNER). Only src/store writes RUNNER (issue 33 item 2, decision 0047), and
+ * only through these methods; test/store/runner-writers.test.ts keeps callers outside src/store to
+ * them:
+ * - a new row: {@link insert}/{@link insertMany} of a record a row builder made (transfer/new-record.ts,
+ *   operations/), or {@link importRows} of rows an export or a migration carries;
+ * - a state change: {@link move}, one move of the state machine (model/transfer-state.ts) the
+ *   store checks against the row's state and writes, with the non-state `fields` it carries;
+ *   {@link saveMoves}, the moves the engine's RunnerRow computed in memory (several staged moves
+ *   in one statement); {@link resetInterrupted}/{@link markFinishedAsDone}, the set-based moves;
+ * - a named non-state update: {@link updateRank} (progress), {@link updateInfo} (the transfer
+ *   information), {@link reschedule} (the next start), {@link updateFilename} (the file a clean deleted);
+ * - removal: {@link delete} (remove order), {@link deleteWhere} (purge).
+ * No method saves a whole row over a stored one: a state column is only written as a move computed it.
+ */
 export interface RunnerRepository {
-  /** Fails with StoreError when the key exists. */
+  /** A new row. Fails with StoreError when the key exists. */
   insert(record: TransferRecord): Promise<void>;
   /**
-   * Inserts every record, each row as {@link insert} writes it, all or nothing (one transaction,
-   * or the caller's): fails with StoreError, inserting none, when any key exists.
+   * New rows, each as {@link insert} writes it, all or nothing (one transaction, or the
+   * caller's): fails with StoreError, inserting none, when any key exists.
    */
   insertMany(records: readonly TransferRecord[]): Promise<void>;
-  /** Inserts or replaces every column (imports, the requested side of a restarted transfer). */
-  upsert(record: TransferRecord): Promise<void>;
+  /**
+   * Rows read from an export (the log import) or another installation: each inserted, or
+   * replacing every column of the row with its key. Not for rows of this host's transfers.
+   */
+  importRows(records: readonly TransferRecord[]): Promise<void>;
   get(key: TransferKey): Promise<TransferRecord | undefined>;
   /** Every row of this owner with this id (one per requester/requested pair, normally one). */
   findBySpecialId(ownerReq: string, specialId: bigint): Promise<TransferRecord[]>;
-  /** Replaces every non-key column. Returns false when the row does not exist. */
-  update(record: TransferRecord): Promise<boolean>;
-  /** Writes only the given columns (plus STOPTRANS = now unless given). */
-  updateState(key: TransferKey, change: TransferStateChange): Promise<boolean>;
-  /** The hot path during the data phase: RANK and STOPTRANS only. */
+  /**
+   * One move of the state machine on the row of `row`'s key: the columns `transition(row, move)`
+   * computes from `row`'s state, the non-state `fields`, and STOPTRANS (`fields.stop`, or now),
+   * in one UPDATE. An illegal move throws IllegalTransitionError and writes nothing. Returns the
+   * columns written, or undefined when no row has the key.
+   */
+  move(row: MoveTarget, move: TransferMove, fields?: RowFields): Promise<WrittenChange | undefined>;
+  /**
+   * The engine's staged write (transfer/persistence.ts RunnerRow): the state columns its moves
+   * computed in memory (`moved`, made only by the state machine's transition()/mergeMoves(),
+   * absent when none is staged) and the non-state `fields`, in one UPDATE. False when no row.
+   */
+  saveMoves(key: TransferKey, moved: StateChange | undefined, fields: RowFields): Promise<boolean>;
+  /** Progress, the hot path during the data phase: RANK and STOPTRANS only. */
   updateRank(key: TransferKey, rank: number): Promise<boolean>;
-  /** The transfer information a task changed (issue 33 item 2, a named non-state update): FILEINFO, TRANSFERINFO and STOPTRANS only. */
-  updateInfo(key: TransferKey, info: { fileInfo: string; transferInfo: string }): Promise<boolean>;
+  /** The transfer information a task or the scheduler changed: FILEINFO and/or TRANSFERINFO, and STOPTRANS. */
+  updateInfo(key: TransferKey, info: { fileInfo?: string; transferInfo?: string }): Promise<boolean>;
+  /**
+   * The next start of a transfer: STARTTRANS, and TRANSFERINFO when given (a RESCHEDULE task marks
+   * it); the state columns follow with the transfer's own move (inError rescheduled, retryLater).
+   */
+  reschedule(key: TransferKey, at: Date, transferInfo?: string): Promise<boolean>;
+  /** FILENAME alone (cancel and clean names the deleted file, web-ui.md §2). */
+  updateFilename(key: TransferKey, filename: string): Promise<boolean>;
   list(filter?: TransferFilter, options?: TransferListOptions): Promise<TransferRecord[]>;
   count(filter?: TransferFilter): Promise<number>;
   /**
@@ -172,6 +193,12 @@ export interface RunnerRepository {
    * UPDATEDINFO neither 6 nor 0, and STEPSTATUS > 'O' become DONE (6).
    */
   markFinishedAsDone(ownerReq: string): Promise<number>;
+  /** @deprecated a whole-row save: callers move to {@link move}/{@link saveMoves}/{@link importRows} (issue 33 item 2). */
+  upsert(record: TransferRecord): Promise<void>;
+  /** @deprecated a whole-row save: callers move to {@link move}/{@link saveMoves} (issue 33 item 2). */
+  update(record: TransferRecord): Promise<boolean>;
+  /** @deprecated any columns: callers move to {@link move} or a named update (issue 33 item 2). */
+  updateState(key: TransferKey, change: TransferStateChange): Promise<boolean>;
 }
 
 /** Per-server business/roles/aliases/others (table HOSTCONFIG). */

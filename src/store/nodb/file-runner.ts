@@ -4,6 +4,7 @@ import { makeDirsSync } from '../../fs/make-dirs.js';
 import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { UpdatedInfo } from '../../model/transfer.js';
 import { StoreError } from '../errors.js';
+import { RunnerWrites } from '../runner-writes.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
 import { runnersDocument, runnersFromXml } from '../runner-xml.js';
 import { matchesTransfer, orderTransfers, tallyTransfers } from './transfer-filter.js';
@@ -17,8 +18,10 @@ const SUFFIX = '_singlerunner.xml';
  * `runner`. Files are replaced atomically (write then rename). Lists read every file: this mode
  * serves clients with a handful of transfers, not servers.
  */
-export class FileRunnerRepository implements RunnerRepository {
-  constructor(private readonly dir: string) {}
+export class FileRunnerRepository extends RunnerWrites implements RunnerRepository {
+  constructor(private readonly dir: string) {
+    super();
+  }
 
   private path(key: TransferKey): string {
     return join(this.dir, `${key.requester}_${key.requested}_${key.specialId}${SUFFIX}`);
@@ -80,6 +83,11 @@ export class FileRunnerRepository implements RunnerRepository {
     }
   }
 
+  async importRows(records: readonly TransferRecord[]): Promise<void> {
+    for (const r of records) await this.write(r);
+  }
+
+  /** @deprecated see RunnerRepository.upsert */
   async upsert(record: TransferRecord): Promise<void> {
     await this.write(record);
   }
@@ -94,26 +102,25 @@ export class FileRunnerRepository implements RunnerRepository {
       .then((l) => l.sort((a, b) => (a.requester + a.requested < b.requester + b.requested ? -1 : 1)));
   }
 
+  /** @deprecated see RunnerRepository.update */
   async update(record: TransferRecord): Promise<boolean> {
     if (!(await this.get(record))) return false;
     await this.write(record);
     return true;
   }
 
+  /** @deprecated see RunnerRepository.updateState */
   async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+    return this.writeColumns(key, change);
+  }
+
+  /** Every write but the inserts and whole-row ones ends here (RunnerWrites). */
+  protected async writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
     const current = await this.get(key);
     if (!current) return false;
     const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<TransferRecord>;
     await this.write({ ...current, ...defined, stop: change.stop ?? new Date() });
     return true;
-  }
-
-  async updateRank(key: TransferKey, rank: number): Promise<boolean> {
-    return this.updateState(key, { rank });
-  }
-
-  async updateInfo(key: TransferKey, info: { fileInfo: string; transferInfo: string }): Promise<boolean> {
-    return this.updateState(key, { fileInfo: info.fileInfo, transferInfo: info.transferInfo });
   }
 
   async list(filter: TransferFilter = {}, options: TransferListOptions = {}): Promise<TransferRecord[]> {

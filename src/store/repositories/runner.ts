@@ -3,6 +3,7 @@ import { parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
 import type { Database, RunnerTable } from '../db-types.js';
+import { RunnerWrites } from '../runner-writes.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
 import { isDuplicateKey, StoreError } from '../errors.js';
 import { affectedRows, executeShape } from '../query-shapes.js';
@@ -21,8 +22,10 @@ const ROWS_PER_INSERT = 100;
  * RUNNER on a relational database. Called once per transfer state change (not per block): each
  * method is one simple statement on the primary key or on an indexed filter.
  */
-export class SqlRunnerRepository implements RunnerRepository {
-  constructor(private readonly ctx: RepoContext) {}
+export class SqlRunnerRepository extends RunnerWrites implements RunnerRepository {
+  constructor(private readonly ctx: RepoContext) {
+    super();
+  }
 
   async insert(record: TransferRecord): Promise<void> {
     const row = this.toRow(record);
@@ -57,8 +60,13 @@ export class SqlRunnerRepository implements RunnerRepository {
     }
   }
 
+  async importRows(records: readonly TransferRecord[]): Promise<void> {
+    for (const r of records) await upsertRow(this.ctx, 'runner', this.toRow(r), KEY_COLUMNS);
+  }
+
+  /** @deprecated see RunnerRepository.upsert */
   async upsert(record: TransferRecord): Promise<void> {
-    await upsertRow(this.ctx, 'runner', this.toRow(record), KEY_COLUMNS);
+    await this.importRows([record]);
   }
 
   async get(key: TransferKey): Promise<TransferRecord | undefined> {
@@ -74,13 +82,20 @@ export class SqlRunnerRepository implements RunnerRepository {
     return rows.map(fromRow);
   }
 
+  /** @deprecated see RunnerRepository.update */
   async update(record: TransferRecord): Promise<boolean> {
     const row: Updateable<RunnerTable> = this.toRow(record);
     for (const k of KEY_COLUMNS) delete row[k];
     return this.updateByKey('runner.update', record, row);
   }
 
+  /** @deprecated see RunnerRepository.updateState */
   async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+    return this.writeColumns(key, change);
+  }
+
+  /** Every write but the inserts and whole-row ones ends here (RunnerWrites). */
+  protected async writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
     const d = this.ctx.dialect;
     const set: Updateable<RunnerTable> = { stoptrans: writeTs(d, change.stop ?? new Date()) };
     if (change.globalStep !== undefined) set.globalstep = change.globalStep;
@@ -88,6 +103,7 @@ export class SqlRunnerRepository implements RunnerRepository {
     if (change.step !== undefined) set.step = change.step;
     if (change.rank !== undefined) set.rank = change.rank;
     if (change.blockSize !== undefined) set.blocksz = change.blockSize;
+    if (change.mode !== undefined) set.modetrans = change.mode;
     if (change.updatedInfo !== undefined) set.updatedinfo = change.updatedInfo;
     if (change.stepStatus !== undefined) set.stepstatus = change.stepStatus.char;
     if (change.infoStatus !== undefined) set.infostatus = change.infoStatus.char;
@@ -97,7 +113,7 @@ export class SqlRunnerRepository implements RunnerRepository {
     if (change.fileInfo !== undefined) set.fileinfo = change.fileInfo;
     if (change.transferInfo !== undefined) set.transferinfo = change.transferInfo;
     if (change.start !== undefined) set.starttrans = writeTs(d, change.start);
-    return this.updateByKey(`runner.updateState:${Object.keys(set).join(',')}`, key, set);
+    return this.updateByKey(`runner.write:${Object.keys(set).join(',')}`, key, set);
   }
 
   /** UPDATE of `set`'s columns on the row of `key`, built once per shape (query-shapes.ts). */
@@ -106,14 +122,6 @@ export class SqlRunnerRepository implements RunnerRepository {
     const result = await executeShape(this.ctx.db, this.ctx.shapes, shape, params,
       () => this.ctx.db.updateTable('runner').set(set).where((eb) => byKey(eb, key)));
     return affectedRows(result) > 0;
-  }
-
-  async updateRank(key: TransferKey, rank: number): Promise<boolean> {
-    return this.updateState(key, { rank });
-  }
-
-  async updateInfo(key: TransferKey, info: { fileInfo: string; transferInfo: string }): Promise<boolean> {
-    return this.updateState(key, { fileInfo: info.fileInfo, transferInfo: info.transferInfo });
   }
 
   async list(filter: TransferFilter = {}, options: TransferListOptions = {}): Promise<TransferRecord[]> {
