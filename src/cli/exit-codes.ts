@@ -1,12 +1,12 @@
 /**
  * Every exit code of the commands, in one module (issue 20 item 5; cli.md §1-§8). A command that
  * ran a transfer or a request exits with the ordinal of its final ErrorCode (§8), derived from the
- * one typed error (src/model/transfer-error.ts) by exitCodeOf()/exitCodeOfError(); the tables
+ * one domain error (src/model/r66-error.ts) by exitCodeOf()/exitCodeOfError(); the tables
  * below are the codes each command gives besides (the original's numbers, which differ from one
  * command to the next: kept, since scripts test them).
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { TransferError } from '../model/transfer-error.js';
+import { R66Error } from '../model/r66-error.js';
 
 export const EXIT_OK = 0;
 
@@ -17,7 +17,7 @@ export function exitCodeOf(code: ErrorCodeInfo): number {
 
 /** Exit code of a transfer-like command that failed with `err` (any thrown value; Internal when it carries no code). */
 export function exitCodeOfError(err: unknown): number {
-  return exitCodeOf(TransferError.from(err).code);
+  return exitCodeOf(R66Error.from(err).code);
 }
 
 // --- wrappers and the server --------------------------------------------------------------------

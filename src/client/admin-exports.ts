@@ -5,7 +5,7 @@
  * success (`O`...) from failure; a failure is an R66Error carrying that code.
  */
 import { ErrorCode, parseErrorCode, SUCCESS_ANSWER_CHARS } from '../model/error-code.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
@@ -27,7 +27,7 @@ async function exchange(pool: ConnectionPool, partnerId: string, request: Packet
 function checkCode(char: string, text: string): void {
   if (SUCCESS_ANSWER_CHARS.has(char)) return;
   const code = parseErrorCode(char);
-  throw new R66Error(text.length > 0 ? text : `the server answered ${code.name}`, code);
+  throw new R66Error(code, text.length > 0 ? text : `the server answered ${code.name}`);
 }
 
 export interface HistoryExportOrder {
@@ -83,7 +83,7 @@ export async function exportHistory(pool: ConnectionPool, partnerId: string, ord
   const json = jsonAnswer(answer);
   checkCode(json.result, '');
   const res = json.command;
-  if (res === null || res.jsonClass !== 'LogResponseJsonPacket') throw new R66Error('the server answered without a LogResponseJsonPacket', ErrorCode.Internal);
+  if (res === null || res.jsonClass !== 'LogResponseJsonPacket') throw new R66Error(ErrorCode.Internal, 'the server answered without a LogResponseJsonPacket');
   return { file: res.filename ?? '', purged: Number(res.purged), exported: Number(res.exported) };
 }
 
@@ -135,6 +135,6 @@ export async function exportConfiguration(pool: ConnectionPool, partnerId: strin
   const json = jsonAnswer(answer);
   checkCode(json.result, json.result === ErrorCode.TransferError.char ? nothing : '');
   const res = json.command;
-  if (res === null || res.jsonClass !== 'ConfigExportResponseJsonPacket') throw new R66Error('the server answered without a ConfigExportResponseJsonPacket', ErrorCode.Internal);
+  if (res === null || res.jsonClass !== 'ConfigExportResponseJsonPacket') throw new R66Error(ErrorCode.Internal, 'the server answered without a ConfigExportResponseJsonPacket');
   return { hosts: res.filehost, rules: res.filerule, business: res.filebusiness, aliases: res.filealias, roles: res.fileroles, legacy };
 }

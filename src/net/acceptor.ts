@@ -9,7 +9,7 @@ import { buildAuthent, checkAuthent } from './authentication.js';
 import { normaliseIp } from './blacklist.js';
 import type { LocalChannel } from './channel.js';
 import type { NetContext } from './context.js';
-import { R66Error, RemoteError } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { ownHostId, type AuthenticatedPartner } from './partner.js';
 
 /** Packets a channel may carry before authentication without being dropped (§6.4). */
@@ -25,10 +25,10 @@ function allowedBeforeAuthentication(p: Packet): boolean {
  */
 export function endChannel(channel: LocalChannel, message: string, code: ErrorCodeInfo): boolean {
   const connection = channel.connection;
-  const tell = !(channel.closeReason instanceof RemoteError) && !connection.isClosing && channel.remoteId !== NOCHANNEL;
+  const tell = !(channel.closeReason instanceof R66Error && channel.closeReason.fromPartner) && !connection.isClosing && channel.remoteId !== NOCHANNEL;
   // Written before the id is released; the write itself is not awaited (no wait for drain here).
   if (tell) connection.sendPacket(channel.remoteId, channel.localId, errorPacket(message, code)).catch(() => undefined);
-  channel.close(new R66Error(message, code));
+  channel.close(new R66Error(code, message));
   return tell;
 }
 
@@ -37,7 +37,7 @@ export function acceptChannel(ctx: NetContext, channel: LocalChannel): void {
   serve(ctx, channel).catch((err: unknown) => {
     // Only what happens before dispatch() lands here (dispatch() ends its channel itself).
     const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof RemoteError) {
+    if (err instanceof R66Error && err.fromPartner) {
       ctx.logger.debug({ err: message }, 'channel ended by the partner');
       channel.close(err);
       return;
@@ -91,8 +91,8 @@ async function authenticate(ctx: NetContext, channel: LocalChannel, packet: Auth
     ctx.notify?.('error', `Connection not allowed from ${normaliseIp(connection.remoteAddress ?? 'an unknown address')} since ${outcome.reason}`, packet.hostId);
     await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
     ctx.blacklist.ban(connection.remoteAddress);
-    channel.close(new R66Error(outcome.reason, outcome.code));
-    connection.close(new R66Error(outcome.reason, outcome.code));
+    channel.close(new R66Error(outcome.code, outcome.reason));
+    connection.close(new R66Error(outcome.code, outcome.reason));
     return undefined;
   }
   const { partner } = outcome;
@@ -114,13 +114,13 @@ async function dispatch(ctx: NetContext, channel: LocalChannel, partner: Authent
   try {
     if (handler === undefined) {
       if (allowedBeforeAuthentication(packet)) return;
-      throw new R66Error(`Unimplemented command: ${packet.kind}`, ErrorCode.Unimplemented);
+      throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: ${packet.kind}`);
     }
     await handler({ channel, partner, ownHostId: ownHostId(ctx.identity, channel.connection.options.isTls), timeoutConMs: ctx.timeoutConMs, logger }, packet);
   } catch (err) {
     // An error that came from the peer is not echoed; ours is reported with its code, also when
     // the channel was already closed here (the peer would otherwise wait on it forever).
-    if (!(err instanceof RemoteError)) {
+    if (!(err instanceof R66Error && err.fromPartner)) {
       const code = err instanceof R66Error ? err.code : ErrorCode.Internal;
       const message = err instanceof Error ? err.message : String(err);
       if (!(err instanceof R66Error)) {

@@ -49,7 +49,7 @@ export class LocalChannel {
   }
 
   /**
-   * Why the channel ended (null while open): a RemoteError when the peer ended it (its Error or
+   * Why the channel ended (null while open): an R66Error `fromPartner` when the peer ended it (its Error or
    * ConnectionError), a Disconnection when the connection went, else a local end.
    */
   get closeReason(): Error | null {

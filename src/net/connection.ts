@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { ErrorCode, parseErrorCode } from '../model/error-code.js';
+import { ErrorCode } from '../model/error-code.js';
 import type { Notify } from '../model/notifications.js';
 import { notifyUnknownChannel } from './alerts.js';
 import {
@@ -20,7 +20,8 @@ import {
   encodeEnvelopeFrame,
   encodeFrame,
   encodeValidCommand,
-  errorPacket,
+  errorOfConnectionError,
+  errorPacketOf,
   FrameSplitter,
   NOCHANNEL,
   PacketType,
@@ -34,7 +35,8 @@ import type { BufferBudget } from './buffer-budget.js';
 import { allocateChannelId } from './channel-ids.js';
 import { LocalChannel } from './channel.js';
 import { frameTrace } from './frame-trace.js';
-import { disconnected, R66Error, RemoteError } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
+import { disconnected } from './errors.js';
 import type { AuthenticatedPartner } from './partner.js';
 import type { RateLimitedLog } from './rate-log.js';
 import type { SocketReads } from './socket-reads.js';
@@ -305,7 +307,7 @@ export class Connection extends EventEmitter {
     if (this.options.warnings !== undefined) this.options.warnings.warn('protocol-error', { err: err.message, ip: this.socket.remoteAddress }, 'closing the connection after a protocol error');
     else this.log.warn({ err: err.message }, 'closing the connection after a protocol error');
     this.sendPacket(NOCHANNEL, NOCHANNEL, { kind: 'connectionError', message: text, middle: '' }).catch(() => undefined);
-    this.close(new R66Error(text, err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError));
+    this.close(new R66Error(R66Error.from(err, ErrorCode.RemoteError).code, text));
   }
 
   /**
@@ -358,8 +360,7 @@ export class Connection extends EventEmitter {
     if (channel.remoteId === NOCHANNEL) channel.remoteId = frame.srcId;
     if (packet.kind === 'connectionError') {
       // The peer dropped its side: the channel ends with the code in the middle (§3.4).
-      const code = packet.middle.length > 0 ? parseErrorCode(packet.middle) : ErrorCode.ConnectionImpossible;
-      channel.close(new RemoteError(packet.message, code));
+      channel.close(errorOfConnectionError(packet, true));
       return;
     }
     channel.deliver(packet);
@@ -368,7 +369,7 @@ export class Connection extends EventEmitter {
   private onNoChannelFrame(frame: NetworkFrame, packet: Packet): void {
     if (packet.kind === 'connectionError') {
       this.log.info({ message: packet.message }, 'ConnectionError from the peer');
-      if (this.channels.size === 0) this.close(new RemoteError(packet.message, ErrorCode.ConnectionImpossible));
+      if (this.channels.size === 0) this.close(errorOfConnectionError(packet, false));
       return;
     }
     if (this.options.onNewChannel === undefined) {
@@ -399,14 +400,15 @@ export class Connection extends EventEmitter {
       this.fail(err);
       return;
     }
-    const code = err instanceof ProtocolError ? err.errorCode : ErrorCode.RemoteError;
+    // The ErrorCode a ProtocolError carries (usually `R`), `R` for anything else.
+    const failure = R66Error.from(err, ErrorCode.RemoteError);
     const channel = frame.dstId === NOCHANNEL ? undefined : this.channels.get(frame.dstId);
     const dst = frame.srcId;
     const src = channel?.localId ?? frame.dstId;
     if (this.options.warnings !== undefined) this.options.warnings.warn('undecodable', { err: err.message, code: frame.code, ip: this.socket.remoteAddress }, 'undecodable packet');
     else this.log.warn({ err: err.message, code: frame.code }, 'undecodable packet');
-    this.sendPacket(dst, src, errorPacket(err.message, code)).catch(() => undefined);
-    channel?.close(new R66Error(err.message, code));
+    this.sendPacket(dst, src, errorPacketOf(failure)).catch(() => undefined);
+    channel?.close(failure);
   }
 
   private armIdleTimer(): void {

@@ -10,7 +10,7 @@ import type { Host } from '../model/host.js';
 import { acceptChannel } from './acceptor.js';
 import { Connection } from './connection.js';
 import type { NetContext } from './context.js';
-import { R66Error } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { connectOptions, SocketReads } from './socket-reads.js';
 import { TLS_HANDSHAKE_TIMEOUT_MS, type TlsMaterial } from './tls.js';
 
@@ -46,7 +46,7 @@ function openSocket(host: Host, tls: TlsMaterial | undefined, timeoutMs: number,
 /** Connects to `host` and wraps the socket in a Connection (channels the peer opens are served too). */
 export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial): Promise<Connection> {
   if (host.isSsl && tls === undefined) {
-    throw new R66Error(`partner ${host.hostId} is a TLS partner but no TLS material (ssl section) is configured`, ErrorCode.ConnectionImpossible);
+    throw new R66Error(ErrorCode.ConnectionImpossible, `partner ${host.hostId} is a TLS partner but no TLS material (ssl section) is configured`);
   }
   let lastError: Error | undefined;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
@@ -75,5 +75,5 @@ export async function connectTo(ctx: NetContext, host: Host, tls?: TlsMaterial):
       if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, RETRY_DELAY_MS));
     }
   }
-  throw new R66Error(`cannot connect to ${host.hostId} at ${host.address}:${host.port}: ${lastError?.message ?? 'unknown error'}`, ErrorCode.ConnectionImpossible);
+  throw new R66Error(ErrorCode.ConnectionImpossible, `cannot connect to ${host.hostId} at ${host.address}:${host.port}: ${lastError?.message ?? 'unknown error'}`);
 }

@@ -1,36 +1,46 @@
 /**
- * Why a local channel or a conversation ended, as an ErrorCode (design.md §4: everything that ends
- * a transfer or a command carries one; wire, database, REST and exit code derive from it).
+ * Network helpers that build the one domain error (src/model/r66-error.ts) for what happens to a
+ * connection: a disconnection, a partner that does not answer, a file-system error as a partner
+ * may read it.
  */
 import path from 'node:path';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { R66Error as DomainError } from '../model/r66-error.js';
 
-export class R66Error extends Error {
-  constructor(
-    message: string,
-    readonly code: ErrorCodeInfo,
-  ) {
-    super(message);
-    this.name = 'R66Error';
+/**
+ * Temporary alias with the former (message, code) constructor, for the files not converted yet
+ * (decision 0049); `instanceof` answers for every domain error. Removed once nothing imports it.
+ */
+export class R66Error extends DomainError {
+  constructor(message: string, code: ErrorCodeInfo) {
+    super(code, message);
+  }
+
+  static override [Symbol.hasInstance](this: typeof R66Error, v: unknown): boolean {
+    // Subclasses (persistence.ts' RowWriteError) keep the ordinary test.
+    return this === R66Error ? v instanceof DomainError : Function.prototype[Symbol.hasInstance].call(this, v);
   }
 }
 
-/** The partner ended the conversation with an Error (or ConnectionError) packet. */
-export class RemoteError extends R66Error {
+/** Temporary alias: a domain error `fromPartner` (see R66Error above). */
+export class RemoteError extends DomainError {
   constructor(message: string, code: ErrorCodeInfo) {
-    super(message, code);
-    this.name = 'RemoteError';
+    super(code, message, { fromPartner: true });
+  }
+
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return v instanceof DomainError && v.fromPartner;
   }
 }
 
 /** The TCP connection closed under a channel (Disconnection, r66-protocol.md §3.3). */
-export function disconnected(detail = 'connection closed'): R66Error {
-  return new R66Error(`Disconnection: ${detail}`, ErrorCode.Disconnection);
+export function disconnected(detail = 'connection closed'): DomainError {
+  return new DomainError(ErrorCode.Disconnection, `Disconnection: ${detail}`);
 }
 
 /** No answer in time. */
-export function timedOut(what: string, ms: number): R66Error {
-  return new R66Error(`no answer from the partner within ${ms} ms while waiting for ${what}`, ErrorCode.ConnectionImpossible);
+export function timedOut(what: string, ms: number): DomainError {
+  return new DomainError(ErrorCode.ConnectionImpossible, `no answer from the partner within ${ms} ms while waiting for ${what}`);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../model/error-code.js';
 import type { Packet, PacketKind } from '../protocol/index.js';
 import type { LocalChannel } from './channel.js';
-import { R66Error } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { AuthenticatedPartner } from './partner.js';
 
 /** What a handler gets besides the packet. */
@@ -89,7 +89,7 @@ export class RequestHandlers {
     return async (ctx, packet) => {
       const sub = (packet as { subType?: unknown }).subType;
       const entry = (typeof sub === 'number' ? rows.get(sub) : undefined) ?? this.rest.get(kind);
-      if (entry === undefined) throw new R66Error(`Unimplemented command: ${kind} ${String(sub)}`, ErrorCode.Unimplemented);
+      if (entry === undefined) throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: ${kind} ${String(sub)}`);
       return entry.handler(ctx, packet);
     };
   }
@@ -101,7 +101,7 @@ export class RequestHandlers {
   restOf(kind: PacketKind): RequestHandler {
     return async (ctx, packet) => {
       const entry = this.rest.get(kind);
-      if (entry === undefined) throw new R66Error(`Unimplemented command: ${kind} ${String((packet as { subType?: unknown }).subType ?? '')}`.trimEnd(), ErrorCode.Unimplemented);
+      if (entry === undefined) throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: ${kind} ${String((packet as { subType?: unknown }).subType ?? '')}`.trimEnd());
       return entry.handler(ctx, packet);
     };
   }

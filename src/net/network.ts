@@ -24,7 +24,7 @@ import { RequestHandlers } from './handlers.js';
 import { R66Listener } from './listener.js';
 import { partnerDirectoryFrom } from './partner.js';
 import { ConnectionPool } from './pool.js';
-import { R66Error } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { RateLimitedLog } from './rate-log.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls.js';
 
@@ -222,7 +222,7 @@ export class R66Network {
    * the Hosts page's CloseConn (web-ui.md §2.4). Resolves with how many were closed.
    */
   async closePartner(hostId: string): Promise<number> {
-    const reason = new R66Error(`connections with ${hostId} closed by an administrator`, ErrorCode.Disconnection);
+    const reason = new R66Error(ErrorCode.Disconnection, `connections with ${hostId} closed by an administrator`);
     const counts = await Promise.all([this.outgoing?.closePartner(hostId, reason) ?? 0, ...this.listeners.map((l) => l.closePartner(hostId, reason))]);
     return counts.reduce((a, b) => a + b, 0);
   }

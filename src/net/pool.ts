@@ -5,14 +5,14 @@
  * it, reuses the connection's authentication (§6.6).
  */
 import { ErrorCode } from '../model/error-code.js';
-import { authentRefusalPacket } from '../protocol/index.js';
+import { authentRefusalPacket, errorOfPacket } from '../protocol/index.js';
 import { NO_ADDRESS, type Host } from '../model/host.js';
 import { buildAuthent, checkAuthent } from './authentication.js';
 import type { LocalChannel } from './channel.js';
 import type { Connection } from './connection.js';
 import { connectTo } from './connector.js';
 import type { NetContext } from './context.js';
-import { R66Error, RemoteError } from './errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { AuthenticatedPartner } from './partner.js';
 import type { TlsMaterial } from './tls.js';
 
@@ -35,7 +35,7 @@ export class ConnectionPool {
 
   /** The open connection to `host`, or a new one; concurrent callers share one attempt. */
   async connection(host: Host): Promise<Connection> {
-    if (this.closed) throw new R66Error('the connection pool is closed', ErrorCode.ConnectionImpossible);
+    if (this.closed) throw new R66Error(ErrorCode.ConnectionImpossible, 'the connection pool is closed');
     const key = host.hostId;
     const existing = this.open.get(key);
     if (existing && !existing.isClosing) return existing;
@@ -79,9 +79,9 @@ export class ConnectionPool {
    */
   async openChannel(hostId: string, known?: Host): Promise<{ channel: LocalChannel; partner: AuthenticatedPartner }> {
     const host = known?.hostId === hostId ? known : await this.partner(hostId);
-    if (host === undefined) throw new R66Error(`partner ${hostId} is not known`, ErrorCode.NotKnownHost);
+    if (host === undefined) throw new R66Error(ErrorCode.NotKnownHost, `partner ${hostId} is not known`);
     if (host.isClient || host.address === NO_ADDRESS) {
-      throw new R66Error(`partner ${hostId} is a client without address: it cannot be contacted`, ErrorCode.NotKnownHost);
+      throw new R66Error(ErrorCode.NotKnownHost, `partner ${hostId} is a client without address: it cannot be contacted`);
     }
     const connection = await this.connection(host);
     const channel = connection.openChannel();
@@ -112,10 +112,10 @@ export class ConnectionPool {
     if (answer.kind === 'error') {
       // A refusal (Error `A`) is final: no retry, the partner has blacklisted us (§6.5, trap 13.12).
       if (answer.code === ErrorCode.BadAuthent) this.refusals.set(hostId, { at: Date.now(), reason: answer.message });
-      throw new RemoteError(answer.message, answer.code);
+      throw errorOfPacket(answer);
     }
     if (answer.kind !== 'authent' || answer.way === 0) {
-      throw new R66Error(`unexpected ${answer.kind} packet in answer to Authent`, ErrorCode.ConnectionImpossible);
+      throw new R66Error(ErrorCode.ConnectionImpossible, `unexpected ${answer.kind} packet in answer to Authent`);
     }
     const outcome = await checkAuthent(answer, {
       directory: this.ctx.directory,
@@ -128,8 +128,8 @@ export class ConnectionPool {
     if (!outcome.ok) {
       // The partner's answer does not authenticate it: tell it like the original, then drop it.
       await channel.send(authentRefusalPacket(outcome.reason)).catch(() => undefined);
-      connection.close(new R66Error(outcome.reason, outcome.code));
-      throw new R66Error(`partner not authenticated: ${outcome.reason}`, outcome.code);
+      connection.close(new R66Error(outcome.code, outcome.reason));
+      throw new R66Error(outcome.code, `partner not authenticated: ${outcome.reason}`);
     }
     channel.partner = outcome.partner;
     connection.markAuthenticated(outcome.partner, this.ctx.reuseAuthentication && outcome.partner.capabilities.authenticationReuse);
@@ -141,7 +141,7 @@ export class ConnectionPool {
    * channels fail with Disconnection, as when the partner goes away; the next conversation opens a
    * new connection. Resolves, once they are closed, with how many there were.
    */
-  async closePartner(hostId: string, reason: Error = new R66Error(`connections to ${hostId} closed by an administrator`, ErrorCode.Disconnection)): Promise<number> {
+  async closePartner(hostId: string, reason: Error = new R66Error(ErrorCode.Disconnection, `connections to ${hostId} closed by an administrator`)): Promise<number> {
     const found = [...this.open.entries()].filter(([key, c]) => key === hostId || c.partnerIds.has(hostId)).map(([, c]) => c);
     for (const c of found) c.close(reason);
     await Promise.all(found.map((c) => c.closed));
@@ -174,13 +174,10 @@ const BLACKLIST_FACTOR = 5;
  * with the likely causes named instead of a bare Disconnection.
  */
 function closedBeforeAnswer(err: unknown, hostId: string, refused: { at: number; reason: string } | undefined, timeoutConMs: number): unknown {
-  if (!(err instanceof R66Error) || err.code !== ErrorCode.Disconnection || err instanceof RemoteError) return err;
+  if (!(err instanceof R66Error) || err.code !== ErrorCode.Disconnection || err.fromPartner) return err;
   if (refused !== undefined && Date.now() - refused.at < BLACKLIST_FACTOR * timeoutConMs) {
     const when = new Date(refused.at).toISOString();
-    return new R66Error(`${hostId} closed the connection without answering: this address is blacklisted since ${hostId} refused its authentication at ${when} (${refused.reason})`, ErrorCode.BadAuthent);
+    return new R66Error(ErrorCode.BadAuthent, `${hostId} closed the connection without answering: this address is blacklisted since ${hostId} refused its authentication at ${when} (${refused.reason})`);
   }
-  return new R66Error(
-    `${hostId} closed the connection without answering the authentication: it refuses this address (blacklisted for 5 x timeoutcon after a refused authentication: check this host's id and key in ${hostId}'s partner table), it ended the TLS handshake (a certificate it does not trust, or a plain connection to its TLS port), or it is shutting down or at its connection limit`,
-    ErrorCode.ConnectionImpossible,
-  );
+  return new R66Error(ErrorCode.ConnectionImpossible, `${hostId} closed the connection without answering the authentication: it refuses this address (blacklisted for 5 x timeoutcon after a refused authentication: check this host's id and key in ${hostId}'s partner table), it ended the TLS handshake (a certificate it does not trust, or a plain connection to its TLS port), or it is shutting down or at its connection limit`);
 }

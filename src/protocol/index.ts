@@ -19,6 +19,7 @@ export * from './packets/data.js';
 export * from './packets/valid.js';
 export * from './packets/error.js';
 export * from './packets/connection-error.js';
+export * from './wire-error.js';
 export * from './packets/request.js';
 export * from './packets/shutdown.js';
 export * from './packets/test-packet.js';

@@ -21,7 +21,7 @@ import { hasRole, Role } from '../config/index.js';
 import type { FileMonitorReport, FileMonitorSource } from '../http/context.js';
 import { FileMonitorError, FileMonitorRegistry } from './filemonitors.js';
 import { ErrorCode } from '../model/error-code.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { RequestHandler } from '../net/handlers.js';
 import { PacketType, Way, type BusinessRequestPacket, type JsonCommandPacket } from '../protocol/index.js';
 import { canonicalClassName, runTaskList, type EngineHooks, type TaskContext, type TaskLogger, type TaskRegistry, type TransferSubmission } from '../tasks/index.js';
@@ -181,16 +181,16 @@ export function businessHandlers(source: BusinessHandlerSource, previousJson: Re
   businessRequest: RequestHandler<'businessRequest'>; jsonCommand: RequestHandler<'jsonCommand'>;
 } {
   const execute = async (caller: string, className: string, args: string, delay: number): Promise<void> => {
-    if (!source.ownIds.includes(caller) && !(await source.allowed(caller))) throw new R66Error('BusinessRequest in error: not allowed', ErrorCode.BadAuthent);
+    if (!source.ownIds.includes(caller) && !(await source.allowed(caller))) throw new R66Error(ErrorCode.BadAuthent, 'BusinessRequest in error: not allowed');
     const registry = source.registry();
-    if (className.length === 0 || !registry.has(className)) throw new R66Error(`BusinessRequest in error: class ${className} is not known`, ErrorCode.CommandNotFound);
+    if (className.length === 0 || !registry.has(className)) throw new R66Error(ErrorCode.CommandNotFound, `BusinessRequest in error: class ${className} is not known`);
     let out: BusinessOutcome;
     try {
       out = await registry.run({ className, arguments: `${args} true`, extraArguments: null, delayMs: delay, user: caller });
     } catch (err) {
       out = { ok: false, result: err instanceof Error ? err.message : String(err) };
     }
-    if (!out.ok) throw new R66Error(`BusinessRequest in error: ${out.result ?? 'task failed'}`, ErrorCode.ExternalOp);
+    if (!out.ok) throw new R66Error(ErrorCode.ExternalOp, `BusinessRequest in error: ${out.result ?? 'task failed'}`);
   };
   const businessRequest: RequestHandler<'businessRequest'> = async (ctx, p: BusinessRequestPacket) => {
     if (p.way !== Way.ASK) return;
@@ -202,7 +202,7 @@ export function businessHandlers(source: BusinessHandlerSource, previousJson: Re
     const cmd = p.command;
     if (p.subType !== PacketType.BUSINESSREQUEST || cmd?.jsonClass !== 'BusinessRequestJsonPacket') {
       if (previousJson) return previousJson(ctx, p);
-      throw new R66Error(`Unimplemented command: JsonCommand ${p.subType}`, ErrorCode.Unimplemented);
+      throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: JsonCommand ${p.subType}`);
     }
     await execute(ctx.partner.hostId, cmd.className ?? '', cmd.arguments ?? '', cmd.delay);
     await ctx.channel.send({ kind: 'jsonCommand', command: { ...cmd, validated: true }, result: ErrorCode.CompleteOk.char, subType: PacketType.REQUESTUSER });

@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../../model/error-code.js';
 import { unexpected } from '../../net/commands/unexpected.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { ConnectionPool } from '../../net/pool.js';
 import { Way } from '../../protocol/index.js';
 import { parseArgs } from '../args.js';
@@ -32,7 +32,7 @@ export async function businessRequest(pool: ConnectionPool, partnerId: string, h
     await channel.send({ kind: 'businessRequest', header, delay: 0, way: Way.ASK });
     const answer = await channel.receive(undefined, 'the business request answer');
     if (answer.kind !== 'businessRequest') throw unexpected(answer, 'the business request answer');
-    if (answer.way === Way.REFUSED) throw new R66Error(`the partner refused the business request: ${answer.header}`, ErrorCode.ExternalOp);
+    if (answer.way === Way.REFUSED) throw new R66Error(ErrorCode.ExternalOp, `the partner refused the business request: ${answer.header}`);
   } finally {
     channel.close();
   }

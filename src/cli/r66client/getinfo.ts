@@ -4,7 +4,7 @@
  */
 import { getFileInfo, getTransferInfo, type FileInfoRequest } from '../../client/getinfo.js';
 import { ErrorCode } from '../../model/error-code.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { runnersFromXml } from '../../store/index.js';
 import { parseArgs, type ParsedArgs } from '../args.js';
 import { UsageError } from '../cli-error.js';
@@ -83,7 +83,7 @@ export async function getinfoCommand(ctx: ClientCommandContext, argv: readonly s
         } else {
           const info = await getTransferInfo(pool, partnerId, query.id, query.callerIsRequester, session.config.limits.timeoutCon);
           const record = runnersFromXml(info.header)[0];
-          if (record === undefined) throw new R66Error(`the partner's answer holds no transfer record`, ErrorCode.Internal);
+          if (record === undefined) throw new R66Error(ErrorCode.Internal, `the partner's answer holds no transfer record`);
           addRecordFields(fields, record, partnerId);
         }
         finish(0);

@@ -3,7 +3,7 @@
  * `svc-r66client message -to HOST -msg TEXT [-quiet|-csv|-xml|-json|-property]`.
  */
 import { sendMessage } from '../../client/message.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { parseArgs } from '../args.js';
 import { UsageError } from '../cli-error.js';
 import { FORMAT_OPTIONS, formatOf, statusWord } from './output.js';

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { isSendMode } from '../../model/rule.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '../../watch/config.js';
 import { WatchDaemon } from '../../watch/daemon.js';
 import { TransferOrders } from '../../operations/index.js';

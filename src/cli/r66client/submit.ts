@@ -5,9 +5,8 @@
  */
 import { ErrorCode } from '../../model/error-code.js';
 import { isSendMode, type Rule } from '../../model/rule.js';
-import { TransferError } from '../../model/transfer-error.js';
 import type { TransferRecord } from '../../model/transfer.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../../operations/index.js';
 import { StoreError } from '../../store/index.js';
 import { UsageError } from '../cli-error.js';
@@ -26,7 +25,7 @@ import { ASEND_EXIT, exitCodeOf, MASEND_EXIT } from '../exit-codes.js';
 export const SUBMIT_BATCH = 100;
 
 /** A submission that could not be made: the typed error, whose code gives the exit code. */
-type SubmitError = TransferError;
+type SubmitError = R66Error;
 
 /** The one order service over this client's database (no engine: rows for the server's scheduler). */
 function ordersOf(session: ClientSession): TransferOrders {
@@ -49,7 +48,7 @@ function orderOf(partner: string, rule: Rule, file: LocalFile, args: TransferArg
 
 /** A store failure as the submission failure it is for the user; a refusal unchanged. */
 function asSubmitError(err: unknown): SubmitError {
-  if (err instanceof StoreError) return new TransferError(ErrorCode.Internal, `cannot record the transfer: ${err.message}`, { cause: err });
+  if (err instanceof StoreError) return new R66Error(ErrorCode.Internal, `cannot record the transfer: ${err.message}`, { cause: err });
   return asOrderError(err);
 }
 
@@ -75,7 +74,7 @@ type Outcome = { record: TransferRecord } | { error: SubmitError };
 async function submitBatch(session: ClientSession, partnerId: string, rule: Rule, files: readonly LocalFile[], args: TransferArgs,
   onOutcome: (o: Outcome) => void): Promise<void> {
   const results = await ordersOf(session).submitMany(files.map((f) => orderOf(partnerId, rule, f, args)));
-  for (const r of results) onOutcome(r instanceof TransferError ? { error: asSubmitError(r.cause instanceof StoreError ? r.cause : r) } : { record: r });
+  for (const r of results) onOutcome(r instanceof R66Error ? { error: asSubmitError(r.cause instanceof StoreError ? r.cause : r) } : { record: r });
 }
 
 function print(ctx: ClientCommandContext, format: OutputFormat, label: string, args: string, status: ResultStatus, body: ResultFields): void {
@@ -101,13 +100,13 @@ export async function asendCommand(ctx: ClientCommandContext, argv: readonly str
           record = await submitOne(session, { partner: partnerId, id: targs.id, args: targs });
         } else {
           const rule = await ruleOf(session, targs.rule);
-          if (rule === undefined) throw new TransferError(ErrorCode.Internal, `rule ${targs.rule ?? ''} is not known`);
+          if (rule === undefined) throw new R66Error(ErrorCode.Internal, `rule ${targs.rule ?? ''} is not known`);
           record = await submitOne(session, { partner: partnerId, rule, file: unescapeWildcards(targs.files[0] as string), args: targs });
         }
         print(ctx, targs.format, label, argText, 0, addRecordFields(new ResultFields(), record, partnerId));
         return ASEND_EXIT.ok;
       } catch (err) {
-        if (!(err instanceof TransferError)) throw err;
+        if (!(err instanceof R66Error)) throw err;
         print(ctx, targs.format, label, argText, 2, new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`));
         return exitCodeOf(err.code);
       }

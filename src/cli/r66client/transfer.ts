@@ -8,7 +8,7 @@ import { ErrorCode, type ErrorCodeInfo } from '../../model/error-code.js';
 import { isThroughMode } from '../../model/rule.js';
 import type { TransferRecord } from '../../model/transfer.js';
 import { unexpected } from '../../net/commands/unexpected.js';
-import { R66Error, RemoteError } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { ConnectionPool } from '../../net/pool.js';
 import { formatTransferKey, PacketType, parseErrorCode, REQUEST_ON_TRANSFER, type TransferKey } from '../../protocol/index.js';
 import { runnersFromXml } from '../../store/index.js';
@@ -84,7 +84,7 @@ async function lookup(session: ClientSession, partnerId: string, key: TransferKe
   if (local !== undefined) return local;
   const info = await getTransferInfo(await session.pool(), partnerId, key.specialId, thisIsRequester, session.config.limits.timeoutCon);
   const record = runnersFromXml(info.header)[0];
-  if (record === undefined) throw new R66Error(`the partner's answer holds no transfer record`, ErrorCode.Internal);
+  if (record === undefined) throw new R66Error(ErrorCode.Internal, `the partner's answer holds no transfer record`);
   return record;
 }
 
@@ -155,7 +155,7 @@ export async function transferCommand(ctx: ClientCommandContext, argv: readonly 
       } catch (err) {
         if (!(err instanceof R66Error)) throw err;
         print(2, failure(err));
-        if (action === 'restart') return err instanceof RemoteError ? RESTART_EXIT.partnerError : RESTART_EXIT.notDone;
+        if (action === 'restart') return err.fromPartner ? RESTART_EXIT.partnerError : RESTART_EXIT.notDone;
         return action === 'stop' ? STOP_EXIT.notDone : CANCEL_EXIT.notDone;
       }
     });

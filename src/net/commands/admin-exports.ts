@@ -15,7 +15,7 @@
 import { hasRole, missingRoleMessage, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { newJsonCommand, PacketType, type JsonCommandOf, type JsonCommandPacket, type ValidPacket } from '../../protocol/index.js';
-import { R66Error } from '../errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 import type { AuthenticatedPartner } from '../partner.js';
 
@@ -73,7 +73,7 @@ export function parseLegacyTimestamp(text: string): Date | undefined {
 export function checkRole(source: Pick<AdminExportSource, 'ownIds' | 'roleOf'>, ctx: RequestContext, role: number): void {
   const caller = ctx.partner.hostId;
   if (source.ownIds.includes(caller) || hasRole(source.roleOf(ctx.partner), role)) return;
-  throw new R66Error(missingRoleMessage(caller, role), ErrorCode.BadAuthent);
+  throw new R66Error(ErrorCode.BadAuthent, missingRoleMessage(caller, role));
 }
 
 /** A failure of the server-side work becomes the Error answer, without internal details. */
@@ -82,7 +82,7 @@ async function work<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof R66Error) throw err;
-    throw new R66Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}`, ErrorCode.Internal);
+    throw new R66Error(ErrorCode.Internal, `${what} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -123,7 +123,7 @@ export function adminExportHandlers(
   const valid: RequestHandler<'valid'> = async (ctx, p: ValidPacket) => {
     if (!EXPORT_SUBTYPES.has(p.subType)) {
       if (previousValid) return previousValid(ctx, p);
-      throw new R66Error(`Unimplemented command: Valid ${p.subType}`, ErrorCode.Unimplemented);
+      throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: Valid ${p.subType}`);
     }
     if (HISTORY_SUBTYPES.has(p.subType)) {
       const order: HistoryOrder = {
@@ -166,7 +166,7 @@ export function adminExportHandlers(
       return;
     }
     if (previousJson) return previousJson(ctx, p);
-    throw new R66Error(`Unimplemented command: JsonCommand ${p.subType}`, ErrorCode.Unimplemented);
+    throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: JsonCommand ${p.subType}`);
   };
   return { valid, jsonCommand };
 }

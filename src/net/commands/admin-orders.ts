@@ -24,7 +24,7 @@ import {
   decodeValidCommand, newJsonCommand, PacketType, ProtocolError, wireKeyMatches,
   type BlockRequestPacket, type JsonCommandPacket, type ShutdownPacket, type ValidPacket,
 } from '../../protocol/index.js';
-import { R66Error } from '../errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 import type { AuthenticatedPartner } from '../partner.js';
 import { checkRole } from './admin-exports.js';
@@ -72,7 +72,7 @@ const UNBLOCK_TEXT = 'Unblock new request';
 /** The block order's checks (§9.12): SYSTEM (or this host) and the admin key; else `Invalid Block comand` (sic), R. */
 function checkAdminKey(source: AdminOrderSource, ctx: RequestContext, key: Uint8Array | null): void {
   const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
-  if (!allowed || key === null || !wireKeyMatches(key, source.adminPassword)) throw new R66Error('Invalid Block comand', ErrorCode.RemoteError);
+  if (!allowed || key === null || !wireKeyMatches(key, source.adminPassword)) throw new R66Error(ErrorCode.RemoteError, 'Invalid Block comand');
 }
 
 /** A malformed legacy order: the protocol's code (IncorrectCommand), as an Error answer. */
@@ -80,7 +80,7 @@ function decodeValid(p: ValidPacket): ReturnType<typeof decodeValidCommand> {
   try {
     return decodeValidCommand(p);
   } catch (err) {
-    if (err instanceof ProtocolError) throw new R66Error(err.message, err.errorCode);
+    if (err instanceof ProtocolError) throw new R66Error(err.errorCode, err.message);
     throw err;
   }
 }
@@ -95,7 +95,7 @@ function legacyBandwidth(p: ValidPacket): BandwidthAsk | null {
   const [g, s] = [p.header, p.middle].map((t) => t.trim().split(/\s+/).filter((x) => x !== '')) as [string[], string[]];
   if (g.length < 2 || s.length < 2) return null;
   const n = (x: string): bigint => {
-    if (!/^-?\d{1,19}$/.test(x)) throw new R66Error(`bandwidth values must be numbers of bytes per second, got ${JSON.stringify(x.slice(0, 40))}`, ErrorCode.IncorrectCommand);
+    if (!/^-?\d{1,19}$/.test(x)) throw new R66Error(ErrorCode.IncorrectCommand, `bandwidth values must be numbers of bytes per second, got ${JSON.stringify(x.slice(0, 40))}`);
     return BigInt(x);
   };
   return { writeGlobal: n(g[0]!), readGlobal: n(g[1]!), writeSession: n(s[0]!), readSession: n(s[1]!) };
@@ -131,7 +131,7 @@ export function adminOrderHandlers(
     } catch (err) {
       if (err instanceof R66Error) throw err;
       ctx.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'configuration import failed');
-      throw new R66Error('configuration import failed: internal error (see the server log)', ErrorCode.Internal);
+      throw new R66Error(ErrorCode.Internal, 'configuration import failed: internal error (see the server log)');
     }
   };
 

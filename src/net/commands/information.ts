@@ -11,7 +11,7 @@ import { InformationKind, PacketType, runnerXmlLine, type InformationPacket } fr
 import { hasWildcard } from '../../fs/glob.js';
 import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
 import { isInside, PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
-import { R66Error } from '../errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 
 export interface InformationSource {
@@ -26,7 +26,7 @@ export interface InformationSource {
 
 /** The text the original answers when a request finds nothing or fails (captures: session-b stream 2). */
 function requestFailed(kind: number): R66Error {
-  return new R66Error(`Error while Request ${kind}`, ErrorCode.Internal);
+  return new R66Error(ErrorCode.Internal, `Error while Request ${kind}`);
 }
 
 /** Virtual path of an absolute path under the home, as the original lists it (`/out/a.txt`). */
@@ -36,8 +36,8 @@ function virtualPath(home: string, abs: string): string {
 
 async function ruleDirectory(source: InformationSource, ctx: RequestContext, ruleId: string): Promise<string> {
   const rule = await source.findRule(ruleId);
-  if (rule === undefined) throw new R66Error(`Rule not found: ${ruleId}`, ErrorCode.FileNotFound);
-  if (!ruleAllowsHost(rule, ctx.partner.hostId)) throw new R66Error(`Rule ${ruleId} is not allowed for ${ctx.partner.hostId}`, ErrorCode.BadAuthent);
+  if (rule === undefined) throw new R66Error(ErrorCode.FileNotFound, `Rule not found: ${ruleId}`);
+  if (!ruleAllowsHost(rule, ctx.partner.hostId)) throw new R66Error(ErrorCode.BadAuthent, `Rule ${ruleId} is not allowed for ${ctx.partner.hostId}`);
   const virtual = rule.sendPath.length > 0 ? rule.sendPath : source.defaultOutPath;
   return path.join(source.serverHome, virtual);
 }
@@ -58,8 +58,8 @@ async function answer(ctx: RequestContext, header: string, middle: string): Prom
 }
 
 async function transferCheck(source: InformationSource, ctx: RequestContext, p: InformationPacket): Promise<void> {
-  if (source.requestCheck === undefined) throw new R66Error('Transfer information is not available on this host', ErrorCode.Unimplemented);
-  if (!/^-?\d{1,19}$/.test(p.ruleOrId.trim())) throw new R66Error(`Transfer id is not a number: ${p.ruleOrId}`, ErrorCode.FileNotFound);
+  if (source.requestCheck === undefined) throw new R66Error(ErrorCode.Unimplemented, 'Transfer information is not available on this host');
+  if (!/^-?\d{1,19}$/.test(p.ruleOrId.trim())) throw new R66Error(ErrorCode.FileNotFound, `Transfer id is not a number: ${p.ruleOrId}`);
   const xml = await source.requestCheck(ctx, BigInt(p.ruleOrId.trim()), p.filename === '1');
   await answer(ctx, xml, '');
 }
@@ -76,7 +76,7 @@ export function transferCheckFrom(hostId: string, findTransfer: (key: TransferKe
       ? { specialId, requester: peer, requested: ctx.ownHostId, ownerReq: hostId }
       : { specialId, requester: ctx.ownHostId, requested: peer, ownerReq: hostId };
     const record = await findTransfer(key);
-    if (record === undefined) throw new R66Error(`Transfer not found: ${specialId} (${key.requester} -> ${key.requested})`, ErrorCode.FileNotFound);
+    if (record === undefined) throw new R66Error(ErrorCode.FileNotFound, `Transfer not found: ${specialId} (${key.requester} -> ${key.requested})`);
     return runnerXmlLine(record);
   };
 }
@@ -90,7 +90,7 @@ export function informationHandler(source: InformationSource): RequestHandler<'i
     try {
       target = await resolveInside(dir, requestedName(source.serverHome, dir, p.filename));
     } catch (err) {
-      if (err instanceof PathNotAllowedError) throw new R66Error(err.message, err.code);
+      if (err instanceof PathNotAllowedError) throw new R66Error(err.code, err.message);
       throw err;
     }
     switch (p.request) {
@@ -103,7 +103,7 @@ export function informationHandler(source: InformationSource): RequestHandler<'i
         // literal name failed with "Error while Request 1"); none is a plain FileNotFound.
         if (hasWildcard(path.basename(target))) {
           const entries = await listEntries(target);
-          if (entries.length === 0) throw new R66Error(`No file matches ${p.filename} in the rule's directory`, ErrorCode.FileNotFound);
+          if (entries.length === 0) throw new R66Error(ErrorCode.FileNotFound, `No file matches ${p.filename} in the rule's directory`);
           return answer(ctx, entries.map((e) => `${mlsxLine(e)}\n`).join(''), String(entries.length));
         }
         const entry = await statEntry(target);

@@ -10,7 +10,7 @@ import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import type { Notify } from '../../model/notifications.js';
 import { encodeValidCommand, wireKeyMatches, type ShutdownPacket } from '../../protocol/index.js';
-import { R66Error } from '../errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { RequestHandler } from '../handlers.js';
 import type { AuthenticatedPartner } from '../partner.js';
 
@@ -28,7 +28,7 @@ export interface ShutdownOrderSource {
 export function shutdownOrderHandler(source: ShutdownOrderSource): RequestHandler<'shutdown'> {
   return async (ctx, p: ShutdownPacket) => {
     const allowed = source.ownIds.includes(ctx.partner.hostId) || hasRole(source.roleOf(ctx.partner), Role.SYSTEM);
-    if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error('Invalid Shutdown comand', ErrorCode.RemoteError);
+    if (!allowed || !wireKeyMatches(p.key, source.adminPassword)) throw new R66Error(ErrorCode.RemoteError, 'Invalid Shutdown comand');
     ctx.logger.warn({ partner: ctx.partner.hostId, restart: p.restart }, 'shutdown order received');
     source.notify?.('startOrShutdown', `Shutdown Order received effective in ${ctx.timeoutConMs} ms`, ctx.partner.hostId);
     await ctx.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: null })).catch(() => undefined);

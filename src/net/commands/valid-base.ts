@@ -8,10 +8,10 @@
  */
 import { ErrorCode } from '../../model/error-code.js';
 import { PacketType, type ValidPacket } from '../../protocol/index.js';
-import { R66Error } from '../errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 
 export const baseValidHandler: RequestHandler<'valid'> = async (ctx: RequestContext, p: ValidPacket) => {
-  if (p.subType === PacketType.REQUEST) throw new R66Error('a change notification (Valid 7) needs a transfer on its channel', ErrorCode.IncorrectCommand);
+  if (p.subType === PacketType.REQUEST) throw new R66Error(ErrorCode.IncorrectCommand, 'a change notification (Valid 7) needs a transfer on its channel');
   ctx.logger.debug({ subType: p.subType }, 'Valid with nothing to do on a new channel: ignored');
 };

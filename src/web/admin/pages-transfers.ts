@@ -7,7 +7,8 @@ import { basename } from 'node:path';
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
-import { TransferError, type TransferOrder } from '../../operations/index.js';
+import { R66Error } from '../../model/r66-error.js';
+import type { TransferOrder } from '../../operations/index.js';
 import { exportHistoryV1 } from '../../admin/index.js';
 import { field, html, Html, notice, table } from '../html.js';
 import { flag, intParam, text, type Params } from '../params.js';
@@ -119,7 +120,7 @@ async function order(r: PageRequest, action: RowAction, ref: TransferKey): Promi
     const ok = res.code === ErrorCode.CompleteOk || res.code === ErrorCode.PreProcessingOk;
     return { ok, message: `${action} ${ref.specialId}: ${res.message}`, ...(res.record ? { record: res.record } : {}) };
   } catch (err) {
-    return { ok: false, message: `${action} ${ref.specialId}: ${err instanceof TransferError ? err.message : 'failed (see the server log)'}` };
+    return { ok: false, message: `${action} ${ref.specialId}: ${err instanceof R66Error ? err.message : 'failed (see the server log)'}` };
   }
 }
 
@@ -221,7 +222,7 @@ async function updateTransfer(r: PageRequest, stored: TransferRecord): Promise<{
     rest.log.info({ id: String(stored.specialId), partner: stored.requested, rule: record.idRule }, 'web administration: transfer updated and resubmitted');
     return { ok: true, message: `${label}: ${r.t('done_')}`, record };
   } catch (err) {
-    return { ok: false, message: `${label}: ${err instanceof TransferError ? err.message : 'failed (see the server log)'}` };
+    return { ok: false, message: `${label}: ${err instanceof R66Error ? err.message : 'failed (see the server log)'}` };
   }
 }
 
@@ -259,7 +260,7 @@ export async function createTransferPage(r: PageRequest): Promise<PageAnswer> {
           results.push(notice(`${t('submit')}: ${rec.specialId} ${t('done_')}`, true));
           results.push(table(t('result'), TRANSFER_HEADERS, [transferCells(rec, false)], [rowAttrs(rec)]));
         } catch (err) {
-          results.push(notice(err instanceof TransferError ? err.message : 'the transfer could not be created (see the server log)', false));
+          results.push(notice(err instanceof R66Error ? err.message : 'the transfer could not be created (see the server log)', false));
         }
       }
     }
