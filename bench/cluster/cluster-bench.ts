@@ -6,9 +6,12 @@
  * For each member count: a fresh PostgreSQL database, hosta = that many real svc servers (one
  * process each, same host id, multiplemonitors = the count, shared directories), hostb one server
  * on SQLite. `svc-r66client masend` submits N small files (default 1000 of 4 KB) into the shared
- * database; the members' schedulers claim and send them. Prints transfers/s, CPU seconds per
- * transfer of each member and of hostb, and the database's committed transactions per transfer
- * (pg_stat_database; each autocommit statement is one) and lock waits seen by sampling pg_locks.
+ * database; the members' schedulers claim and send them. Prints transfers/s, CPU milliseconds per
+ * transfer of each member and of hostb, the database time per transfer of each member (CPU of the
+ * PostgreSQL backends serving it, db-time.ts) and of the whole database (pg_stat_database
+ * active_time: statements' execution, waits included), the database's committed transactions per
+ * transfer (pg_stat_database; each autocommit statement is one) and lock waits seen by sampling
+ * pg_locks (issue 37 item 4: docs/cluster.md's model is computed from these figures).
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import pg from 'pg';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { writeHomes, type Home } from '../svc/homes.js';
+import { MemberDatabaseTime } from './db-time.js';
 import { memberHome, onPostgres } from './members.js';
 import { runCli, startServer } from '../svc/hosts.js';
 
@@ -35,6 +39,10 @@ interface Row {
   perSecond: number;
   cpuPerTransferMs: number[];
   hostbCpuPerTransferMs: number;
+  /** CPU of the PostgreSQL backends serving each member, ms per transfer. */
+  dbCpuPerTransferMs: number[];
+  /** The database's active time (all members), ms per transfer. */
+  dbActivePerTransferMs: number;
   xactPerTransfer: number;
   lockWaitSamples: number;
   /** Exactly once: requests hostb received (its RUNNER rows) and hosta rows not DONE at the end. */
@@ -75,6 +83,8 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
     const monitor = new Monitor();
     children.slice(1).forEach((c, i) => monitor.watch(c.pid, `member ${i + 1}`));
     monitor.watch(serverB.pid, 'host-b');
+    const dbTime = await MemberDatabaseTime.open(url.toString(), children.slice(1).map((c) => c.pid));
+    await dbTime.start();
     const t0 = performance.now();
     await runCli('client', a, ['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'bench-*.dat']);
     let lockWaits = 0;
@@ -83,6 +93,7 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
       if (got >= files) break;
       if (performance.now() - t0 > 15 * 60_000) throw new Error(`stalled at ${got}/${files}`);
       lockWaits += Number((await pgQuery<{ n: string }>(url.toString(), "SELECT count(*) AS n FROM pg_locks WHERE NOT granted"))[0]?.n ?? 0);
+      await dbTime.sample();
       await new Promise((r) => setTimeout(r, 200));
     }
     const seconds = (performance.now() - t0) / 1000;
@@ -94,6 +105,8 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
       notDone = Number((await pgQuery<{ n: string }>(url.toString(), 'SELECT count(*) AS n FROM runner WHERE updatedinfo <> 6'))[0]?.n ?? files);
       if (notDone > 0) await new Promise((r) => setTimeout(r, 100));
     }
+    // After the rows reached DONE: their last writes count as the transfers' database time.
+    const db = await dbTime.finish();
     const hostbDb = new Database(join(b.confDir, 'server.sqlite'), { readonly: true, timeout: 10_000 });
     const rowsAtHostb = (hostbDb.prepare('SELECT count(*) AS n FROM runner').get() as { n: number }).n;
     hostbDb.close();
@@ -101,6 +114,7 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
     return {
       members, files, seconds, perSecond: files / seconds,
       cpuPerTransferMs: homes.map((_, i) => cpu(`member ${i + 1}`)), hostbCpuPerTransferMs: cpu('host-b'),
+      dbCpuPerTransferMs: db.backendCpuMs.map((ms) => ms / files), dbActivePerTransferMs: db.activeMs / files,
       xactPerTransfer: (Number(after) - Number(before)) / files, lockWaitSamples: lockWaits, rowsAtHostb, notDone,
     };
   } finally {
@@ -120,7 +134,8 @@ for (const m of counts) {
   rows.push(row);
   log(JSON.stringify(row));
 }
-console.log('members  transfers/s  CPU ms/transfer per member  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples  rows at hostb  not DONE');
+const perMember = (ms: number[]): string => ms.map((c) => c.toFixed(2)).join(' / ');
+console.log('members  transfers/s  CPU ms/transfer per member  DB CPU ms/transfer per member  DB active ms/transfer  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples  rows at hostb  not DONE');
 for (const r of rows) {
-  console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.cpuPerTransferMs.map((c) => c.toFixed(2)).join(' / ').padStart(26)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}  ${String(r.rowsAtHostb).padStart(13)}  ${String(r.notDone).padStart(8)}`);
+  console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${perMember(r.cpuPerTransferMs).padStart(26)}  ${perMember(r.dbCpuPerTransferMs).padStart(29)}  ${r.dbActivePerTransferMs.toFixed(2).padStart(21)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}  ${String(r.rowsAtHostb).padStart(13)}  ${String(r.notDone).padStart(8)}`);
 }

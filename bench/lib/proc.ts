@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { ProcessUsage } from './types.js';
 
 /** Clock ticks per second of /proc/<pid>/stat; 100 on every Linux we run on (getconf CLK_TCK). */
-const CLOCK_TICKS = 100;
+export const CLOCK_TICKS = 100;
 const SAMPLE_MS = 25;
 
 export interface RssSample {
@@ -20,7 +20,8 @@ export interface RssSample {
   rss: number;
 }
 
-function cpuTicks(pid: number): number | undefined {
+/** utime + stime of a process in clock ticks (CLOCK_TICKS a second), undefined once it is gone. */
+export function cpuTicks(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: fields are counted after its ')'.
