@@ -13,7 +13,8 @@
  * reference: each move names the states it is legal from, and `apply` gives the columns it sets.
  */
 import { ErrorCode, type ErrorCodeInfo } from './error-code.js';
-import { TransferError } from './transfer-error.js';
+import { failedRowStatus } from './failure-status.js';
+import { R66Error } from './r66-error.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from './transfer.js';
 
 /**
@@ -113,7 +114,7 @@ export type StateEdit = Partial<Pick<TransferRecord, 'globalStep' | 'globalLastS
 export type MoveKind = TransferMove['kind'];
 
 /** A move refused from the row's current state: nothing was written. */
-export class IllegalTransitionError extends TransferError {
+export class IllegalTransitionError extends R66Error {
   constructor(readonly move: MoveKind, readonly from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand, to?: string) {
     super(code, `transfer state: ${move}${to === undefined ? '' : ` to ${to}`} is not allowed from ${describeState(from)}`, {
       details: { move, globalStep: from.globalStep, globalLastStep: from.globalLastStep, updatedInfo: from.updatedInfo },
@@ -247,19 +248,14 @@ export const MOVES: MoveTable = {
     // GLOBALLASTSTEP stays: it is the restart point.
     from: 'any state but finished',
     legal: notFinished,
-    apply: (_s, m) => ({
-      globalStep: TaskStep.ERRORTASK, step: 0,
-      // Rescheduled: the step shows the error tasks' result (Warning), INFOSTATUS keeps the error.
-      stepStatus: m.rescheduled === true ? ErrorCode.Warning : m.code, infoStatus: m.code,
-      // A local shutdown leaves the row INTERRUPTED, which the next start resubmits (database.md §6).
-      updatedInfo: m.rescheduled === true || m.retriedByCaller === true ? UpdatedInfo.TOSUBMIT : m.code === ErrorCode.Shutdown ? UpdatedInfo.INTERRUPTED : UpdatedInfo.INERROR,
-    }),
+    // The status columns derive from the error's code (failure-status.ts).
+    apply: (_s, m) => ({ globalStep: TaskStep.ERRORTASK, step: 0, ...failedRowStatus(m.code, { rescheduled: m.rescheduled, retried: m.retriedByCaller }) }),
     refusal: finishedRefusal,
   },
   failedBeforeSession: {
     from: 'any state but finished',
     legal: notFinished,
-    apply: (_s, m) => ({ infoStatus: m.code, stepStatus: m.code, updatedInfo: m.retry ? UpdatedInfo.TOSUBMIT : UpdatedInfo.INERROR, ...(m.retry ? {} : { globalStep: TaskStep.ERRORTASK }) }),
+    apply: (_s, m) => ({ ...failedRowStatus(m.code, { retried: m.retry, beforeSession: true }), ...(m.retry ? {} : { globalStep: TaskStep.ERRORTASK }) }),
     refusal: finishedRefusal,
   },
   retryLater: {
