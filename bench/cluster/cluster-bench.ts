@@ -12,6 +12,11 @@
  * active_time: statements' execution, waits included), the database's committed transactions per
  * transfer (pg_stat_database; each autocommit statement is one) and lock waits seen by sampling
  * pg_locks (issue 37 item 4: docs/cluster.md's model is computed from these figures).
+ *
+ * Before the files are submitted, the members run idle for IDLE_MS: their scans and heartbeats, and
+ * their backends', cost CPU every second whatever the load. That rate is printed apart, and the
+ * per-transfer figures are also given net of it (total minus idle rate x duration), so a slow run
+ * on a shared machine does not read as a dearer transfer.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +29,9 @@ import { writeHomes, type Home } from '../svc/homes.js';
 import { MemberDatabaseTime } from './db-time.js';
 import { memberHome, onPostgres } from './members.js';
 import { runCli, startServer } from '../svc/hosts.js';
+
+/** The idle window before the submission. */
+const IDLE_MS = 5000;
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,6 +51,12 @@ interface Row {
   dbCpuPerTransferMs: number[];
   /** The database's active time (all members), ms per transfer. */
   dbActivePerTransferMs: number;
+  /** Idle members: CPU ms per second of each member, and of the backends serving it. */
+  idleCpuMsPerSecond: number[];
+  idleDbCpuMsPerSecond: number[];
+  /** The per-transfer CPU figures net of the idle rate over the run's duration. */
+  netCpuPerTransferMs: number[];
+  netDbCpuPerTransferMs: number[];
   xactPerTransfer: number;
   lockWaitSamples: number;
   /** Exactly once: requests hostb received (its RUNNER rows) and hosta rows not DONE at the end. */
@@ -58,6 +72,23 @@ async function pgQuery<R>(url: string, text: string): Promise<R[]> {
   } finally {
     await c.end();
   }
+}
+
+/** CPU ms per second of each idle member and of the backends serving it, over IDLE_MS. */
+async function idleRates(url: string, memberPids: number[]): Promise<{ cpu: number[]; db: number[] }> {
+  const monitor = new Monitor();
+  memberPids.forEach((pid, i) => monitor.watch(pid, `member ${i + 1}`));
+  const dbTime = await MemberDatabaseTime.open(url, memberPids);
+  await dbTime.start();
+  const t0 = performance.now();
+  while (performance.now() - t0 < IDLE_MS) {
+    await new Promise((r) => setTimeout(r, 200));
+    await dbTime.sample();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const usage = monitor.finish();
+  const db = await dbTime.finish();
+  return { cpu: usage.map((u) => (u.cpuSeconds * 1000) / seconds), db: db.backendCpuMs.map((ms) => ms / seconds) };
 }
 
 async function runOnce(members: number, files: number, baseUrl: string): Promise<Row> {
@@ -80,10 +111,12 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
     for (const h of homes) children.push(await startServer(h));
     for (let i = 0; i < files; i++) writeFileSync(join(a.outDir, `bench-${i}.dat`), Buffer.alloc(4096, i % 251));
     const before = (await pgQuery<{ n: string }>(url.toString(), 'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()'))[0]?.n ?? '0';
+    const memberPids = children.slice(1).map((c) => c.pid);
+    const idle = await idleRates(url.toString(), memberPids);
     const monitor = new Monitor();
     children.slice(1).forEach((c, i) => monitor.watch(c.pid, `member ${i + 1}`));
     monitor.watch(serverB.pid, 'host-b');
-    const dbTime = await MemberDatabaseTime.open(url.toString(), children.slice(1).map((c) => c.pid));
+    const dbTime = await MemberDatabaseTime.open(url.toString(), memberPids);
     await dbTime.start();
     const t0 = performance.now();
     await runCli('client', a, ['masend', a.submitXml, '-to', b.id, '-rule', 'send', '-file', 'bench-*.dat']);
@@ -111,10 +144,14 @@ async function runOnce(members: number, files: number, baseUrl: string): Promise
     const rowsAtHostb = (hostbDb.prepare('SELECT count(*) AS n FROM runner').get() as { n: number }).n;
     hostbDb.close();
     const cpu = (role: string): number => ((usage.find((u) => u.role === role)?.cpuSeconds ?? 0) * 1000) / files;
+    const cpuPerTransferMs = homes.map((_, i) => cpu(`member ${i + 1}`));
+    const dbCpuPerTransferMs = db.backendCpuMs.map((ms) => ms / files);
+    const net = (perTransfer: number[], idlePerSecond: number[]): number[] => perTransfer.map((v, i) => v - ((idlePerSecond[i] ?? 0) * seconds) / files);
     return {
       members, files, seconds, perSecond: files / seconds,
-      cpuPerTransferMs: homes.map((_, i) => cpu(`member ${i + 1}`)), hostbCpuPerTransferMs: cpu('host-b'),
-      dbCpuPerTransferMs: db.backendCpuMs.map((ms) => ms / files), dbActivePerTransferMs: db.activeMs / files,
+      cpuPerTransferMs, hostbCpuPerTransferMs: cpu('host-b'), dbCpuPerTransferMs, dbActivePerTransferMs: db.activeMs / files,
+      idleCpuMsPerSecond: idle.cpu, idleDbCpuMsPerSecond: idle.db,
+      netCpuPerTransferMs: net(cpuPerTransferMs, idle.cpu), netDbCpuPerTransferMs: net(dbCpuPerTransferMs, idle.db),
       xactPerTransfer: (Number(after) - Number(before)) / files, lockWaitSamples: lockWaits, rowsAtHostb, notDone,
     };
   } finally {
@@ -138,4 +175,9 @@ const perMember = (ms: number[]): string => ms.map((c) => c.toFixed(2)).join(' /
 console.log('members  transfers/s  CPU ms/transfer per member  DB CPU ms/transfer per member  DB active ms/transfer  hostb CPU ms/transfer  DB xacts/transfer  lock-wait samples  rows at hostb  not DONE');
 for (const r of rows) {
   console.log(`${String(r.members).padStart(7)}  ${r.perSecond.toFixed(1).padStart(11)}  ${perMember(r.cpuPerTransferMs).padStart(26)}  ${perMember(r.dbCpuPerTransferMs).padStart(29)}  ${r.dbActivePerTransferMs.toFixed(2).padStart(21)}  ${r.hostbCpuPerTransferMs.toFixed(2).padStart(21)}  ${r.xactPerTransfer.toFixed(1).padStart(17)}  ${String(r.lockWaitSamples).padStart(17)}  ${String(r.rowsAtHostb).padStart(13)}  ${String(r.notDone).padStart(8)}`);
+}
+console.log('\nidle (before the submission) and net of it (per transfer, minus the idle rate over the run):');
+console.log('members  idle CPU ms/s per member  idle DB CPU ms/s per member  net CPU ms/transfer per member  net DB CPU ms/transfer per member');
+for (const r of rows) {
+  console.log(`${String(r.members).padStart(7)}  ${perMember(r.idleCpuMsPerSecond).padStart(24)}  ${perMember(r.idleDbCpuMsPerSecond).padStart(27)}  ${perMember(r.netCpuPerTransferMs).padStart(30)}  ${perMember(r.netDbCpuPerTransferMs).padStart(33)}`);
 }
