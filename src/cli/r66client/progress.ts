@@ -12,11 +12,13 @@ export interface ProgressHandle {
   stop(): void;
 }
 
-export function showProgress(engine: TransferEngine, isTty: boolean, enabled: boolean): ProgressHandle {
+/** `id`: only that transfer's progress (several may run in one process: msend). */
+export function showProgress(engine: TransferEngine, isTty: boolean, enabled: boolean, id?: bigint): ProgressHandle {
   if (!isTty || !enabled) return { stop: () => undefined };
   const started = Date.now();
   let bar: cliProgress.SingleBar | undefined;
   const onProgress = (p: TransferProgress): void => {
+    if (id !== undefined && p.ref.specialId !== id) return;
     if (bar === undefined) {
       if (Date.now() - started < SHOW_AFTER_MS) return;
       bar = new cliProgress.SingleBar(

@@ -8,11 +8,12 @@ import { isSendMode, type Rule } from '../../model/rule.js';
 import type { TransferRecord } from '../../model/transfer.js';
 import { R66Error } from '../../net/errors.js';
 import { ANY_READABLE_FILE, engineWithOrders, type TransferOrders } from '../../operations/index.js';
-import type { TransferEngine, AttemptSignals, PreparedTransfer, TransferOutcome, TransferRequest } from '../../transfer/index.js';
+import type { TransferEngine, TransferOutcome, TransferRequest } from '../../transfer/index.js';
+import { runInOrderWindow } from './in-order-window.js';
 import { UsageError } from '../cli-error.js';
 import { expandLocal, expandRemote, unescapeWildcards } from './files.js';
 import { argsField, fileFinalText, printResult, resultObject, ResultFields, statusWord, virtualPath, type ResultStatus } from './output.js';
-import { showProgress } from './progress.js';
+import { showProgress, type ProgressHandle } from './progress.js';
 import { addRecordFields, transferErrorText } from './record-fields.js';
 import { configFileAndArgs, guarded, withSession, type ClientCommandContext, type ClientSession } from './session.js';
 import { parseTransferArgs, type TransferArgs } from './transfer-args.js';
@@ -63,22 +64,24 @@ function statusOf(outcome: TransferOutcome): ResultStatus {
 
 /**
  * Runs one transfer through the order service (engine.orders: prepareNow, then run) and shapes
- * its result; never throws for a transfer failure. `prepared`: its creation, started earlier
- * (msend prepares the next file while the current one runs). `signals`: see TransferEngine.run().
+ * its result; never throws for a transfer failure.
  */
-async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine<TransferOrders>, req: TransferRequest, targs: TransferArgs, prepared?: Promise<PreparedTransfer>, signals?: AttemptSignals): Promise<DirectResult> {
+async function runDirect(ctx: ClientCommandContext, session: ClientSession, engine: TransferEngine<TransferOrders>, req: TransferRequest, targs: TransferArgs): Promise<DirectResult> {
   const started = Date.now();
-  const progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet');
+  let progress: ProgressHandle | undefined;
   let outcome: TransferOutcome;
   try {
-    outcome = await engine.orders.run(await (prepared ?? engine.orders.prepareNow(req)), signals);
+    const prepared = await engine.orders.prepareNow(req);
+    // This transfer's bar only: msend runs several at once (decision 0052).
+    progress = showProgress(engine, ctx.isTty ?? process.stderr.isTTY === true, targs.format !== 'quiet', prepared.record.specialId);
+    outcome = await engine.orders.run(prepared);
   } catch (err) {
     if (!(err instanceof R66Error)) throw err;
     // No transfer record could be created: the original's "Unknown" failure.
     const body = new ResultFields().set('remote', req.partner).set('ruleid', req.rule).set('error', `${err.code.name}: ${err.message}`);
     return { status: 2, exit: SEND_EXIT.unknown, body, record: undefined };
   } finally {
-    progress.stop();
+    progress?.stop();
   }
   const status = statusOf(outcome);
   const body = addRecordFields(new ResultFields(), outcome.record, req.partner);
@@ -95,7 +98,7 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
   }
   // -nolog: the local record is not kept after a success, nor after a connection failure.
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
-    await session.store.runner.delete(outcome.record).catch(() => undefined);
+    await engine.orders.forget(outcome.record).catch(() => undefined);
   }
   return { status, exit: status < 2 ? 0 : exitCodeOf(outcome.code), body, record: outcome.record };
 }
@@ -143,6 +146,17 @@ export async function sendCommand(ctx: ClientCommandContext, argv: readonly stri
   });
 }
 
+/**
+ * Files of one msend in flight on the partner's connection once it has taken the first (decision
+ * 0052): enough to hide the partner's synced write and the round trips of each file; never more
+ * than the client's runlimit.
+ */
+const MSEND_IN_FLIGHT = 8;
+
+function msendInFlight(runLimit: number): number {
+  return Math.min(MSEND_IN_FLIGHT, runLimit);
+}
+
 async function filesFor(session: ClientSession, rule: Rule, partnerId: string, targs: TransferArgs): Promise<string[]> {
   const out: string[] = [];
   for (const f of targs.files) {
@@ -173,7 +187,7 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
         await engine.close();
       }
       async function runAll(known: Rule): Promise<void> {
-      outer: for (const to of targs.to) {
+      for (const to of targs.to) {
         const partnerId = session.realHostId(to);
         let files: string[];
         try {
@@ -184,56 +198,24 @@ export async function msendCommand(ctx: ClientCommandContext, argv: readonly str
           blocks.push({ status: 2, body: new ResultFields().set('remote', partnerId).set('error', `${err.code.name}: ${err.message}`) });
           continue;
         }
-        const request = (file: string): TransferRequest => baseRequest(partnerId, known.idRule, file, targs);
-        const prepare = (file: string | undefined): Promise<PreparedTransfer> | undefined => {
-          if (file === undefined) return undefined;
-          const p = engine.orders.prepareNow(request(file));
-          p.catch(() => undefined);
-          return p;
-        };
-        let next = prepare(files[0]);
-        // The transfer before the current one: decided (its EndRequest sent), perhaps not ended yet.
-        let previous: Promise<DirectResult> | null = null;
-        for (let i = 0; i < files.length; i++) {
-          const current = next;
-          // The next file's creation (checks, id, stat, a HOSTS and a RULES read) runs while this
-          // one waits for the partner. Started with this one, it ran between the previous file's
-          // EndRequest and this one's Request, on the path of every file (docs/performance.md,
-          // "Twelfth pass"). An attempt that never waited (a failure before) starts it below.
-          let nextStarted = false;
-          const startNext = (): void => {
-            if (nextStarted) return;
-            nextStarted = true;
-            next = prepare(files[i + 1]);
-          };
-          let isDecided = false;
-          let markDecided = (): void => undefined;
-          const decided = new Promise<void>((resolve) => (markDecided = resolve));
-          const signals: AttemptSignals = {
-            waiting: startNext,
-            decided: () => {
-              isDecided = true;
-              markDecided();
-            },
-          };
-          const running = runDirect(ctx, session, engine, request(files[i] as string), targs, current, signals);
-          running.catch(() => undefined); // awaited below; it must not reject unobserved meanwhile
-          // The files still go one after another: the next starts once this one's outcome is
-          // decided, and only its EndRequest answer and last row write run beside the next Request.
-          await Promise.race([decided, running]);
-          startNext();
-          if (previous !== null) settle(await previous);
-          previous = running;
-          if (isDecided) continue;
-          previous = null;
-          const result = await running;
-          settle(result);
-          if (result.record === undefined) {
-            stoppedOnUnknown = true;
-            break outer;
-          }
+        // The first file goes alone: it opens and authenticates the connection (a refusal is
+        // then reported once, and the next file sees the partner's blacklist). Once the partner
+        // has taken a file, MSEND_IN_FLIGHT run at once on that connection (decision 0052).
+        let accepted = false;
+        const results = await runInOrderWindow(files.length, {
+          width: () => (accepted ? msendInFlight(session.config.limits.runLimit) : 1),
+          job: async (i) => {
+            const result = await runDirect(ctx, session, engine, baseRequest(partnerId, known.idRule, files[i] as string, targs), targs);
+            if (result.exit === 0) accepted = true;
+            return result;
+          },
+          stopsAfter: (result) => result.record === undefined,
+        });
+        for (const result of results) settle(result);
+        if (results.some((r) => r.record === undefined)) {
+          stoppedOnUnknown = true;
+          break;
         }
-        if (previous !== null) settle(await previous);
       }
       }
       function settle(result: DirectResult): void {
