@@ -1,18 +1,17 @@
-/** Every exit-code table in one module (issue 20 item 5), the transfer's derived from the typed error. */
+/** Every exit-code table in one module (issue 20 item 5), the transfer's derived from the domain error. */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, exitCodeOfError, SEND_EXIT } from '../../src/cli/exit-codes.js';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { TransferError } from '../../src/model/transfer-error.js';
-import { R66Error } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { ROOT } from './cli-helpers.js';
 
 describe('exit codes', () => {
   it('a failed transfer exits with the ordinal of its typed error, whatever threw it', () => {
     expect(exitCodeOf(ErrorCode.CompleteOk)).toBe(4);
-    expect(exitCodeOfError(new TransferError(ErrorCode.FileNotFound, 'no such file'))).toBe(27);
-    expect(exitCodeOfError(new R66Error('refused', ErrorCode.FileNotAllowed))).toBe(32);
+    expect(exitCodeOfError(new R66Error(ErrorCode.FileNotFound, 'no such file'))).toBe(27);
+    expect(exitCodeOfError(new R66Error(ErrorCode.FileNotAllowed, 'refused'))).toBe(32);
     expect(exitCodeOfError(new Error('a bug'))).toBe(ErrorCode.Internal.ordinal);
     expect(SEND_EXIT.unknown).toBe(ErrorCode.Unknown.ordinal);
   });

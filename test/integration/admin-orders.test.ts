@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, type ErrorCodeInfo } from '../../src/model/error-code.js';
 import { ILLEGAL_SPECIAL_ID, UpdatedInfo } from '../../src/model/transfer.js';
-import { R66Error } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import {
   deriveWireKey, InformationKind, newJsonCommand, parseJsonCommand, PacketType, type JsonCommand, type Packet,
 } from '../../src/protocol/index.js';

@@ -14,7 +14,7 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import { SnmpService } from '../../src/monitor/snmp/agent.js';
 import { MemoryWatch, memoryWarnRatio, type MemorySample } from '../../src/monitor/snmp/warnings.js';
 import { notifyUnexpected } from '../../src/net/alerts.js';
-import { RemoteError } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { encodeFrame } from '../../src/protocol/index.js';
 import { silent } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/wait.js';
@@ -77,8 +77,9 @@ describe('SNMP warnings: unknown local channel, unexpected exception, memory (sn
     hosts.push(a, b);
     b.ctx.handlers.register('test', async () => { throw new TypeError('handler bug: x is undefined'); });
     const err = await sendMessage(a.pool, 'hostb', 'hello').then(() => null, (e: unknown) => e);
-    expect(err).toBeInstanceOf(RemoteError);
-    expect((err as RemoteError).code).toBe(ErrorCode.Internal);
+    expect(err).toBeInstanceOf(R66Error);
+    expect((err as R66Error).fromPartner).toBe(true);
+    expect((err as R66Error).code).toBe(ErrorCode.Internal);
     await waitFor(() => trapd.out().includes('"Unexpected exception"'), { timeoutMs: 5000, what: 'the unexpected exception warning' });
     expect(trapd.out()).toContain('"TypeError: handler bug: x is undefined"');
     // A failed allocation that JavaScript lets code catch is the original's OOME case.

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { Connection } from '../../src/net/connection.js';
-import { R66Error, RemoteError } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { encodeFrame, NOCHANNEL, PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { makePair, type TestHost } from './harness.js';
@@ -33,9 +33,10 @@ describe('the peer always learns the end of a channel it opened', () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(RemoteError);
-    expect((err as RemoteError).code).toBe(ErrorCode.ConnectionImpossible);
-    expect((err as RemoteError).message).toBe('Service unavailable');
+    expect(err).toBeInstanceOf(R66Error);
+    expect((err as R66Error).fromPartner).toBe(true);
+    expect((err as R66Error).code).toBe(ErrorCode.ConnectionImpossible);
+    expect((err as R66Error).message).toBe('Service unavailable');
     // The next channel authenticates normally.
     expect((await sendMessage(a.pool, 'hostb', 'after')).answer).toBe('TestPacket: MSG:after:101');
   }, QUICK);
@@ -61,14 +62,15 @@ describe('the peer always learns the end of a channel it opened', () => {
     hosts.push(a, b);
     b.ctx.handlers.register('test', async (ctx) => {
       ctx.channel.close();
-      throw new R66Error('the store is unavailable', ErrorCode.Internal);
+      throw new R66Error(ErrorCode.Internal, 'the store is unavailable');
     });
     const err = await sendMessage(a.pool, 'hostb', 'hello').then(
       () => null,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(RemoteError);
-    expect((err as RemoteError).code).toBe(ErrorCode.Internal);
+    expect(err).toBeInstanceOf(R66Error);
+    expect((err as R66Error).fromPartner).toBe(true);
+    expect((err as R66Error).code).toBe(ErrorCode.Internal);
   }, QUICK);
 
   it('a channel with reused authentication is served while the Authent answer still waits for drain', async () => {

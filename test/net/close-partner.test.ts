@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { R66Error } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { waitFor } from '../helpers/wait.js';
 import { hostEntry, makeHost, makePair, type TestHost } from './harness.js';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
   for (const h of opened.splice(0)) await h.close();
 });
 
-const reason = (): R66Error => new R66Error('closed by a test', ErrorCode.Disconnection);
+const reason = (): R66Error => new R66Error(ErrorCode.Disconnection, 'closed by a test');
 
 describe('closing the connections of one partner', () => {
   it('from the accepting side (listener): the requester sees its connection end, then reconnects', async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { R66Error } from '../../src/net/errors.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { RequestHandlers, type RequestContext } from '../../src/net/handlers.js';
 import { PacketType, type Packet } from '../../src/protocol/index.js';
 

@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { TransferError } from '../../src/model/transfer-error.js';
+import { R66Error } from '../../src/model/r66-error.js';
+import { restStatusOf } from '../../src/http/error-answer.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferOrders, type LiveTransfers } from '../../src/operations/index.js';
 import type { Store } from '../../src/store/index.js';
@@ -29,7 +30,7 @@ describe('TransferOrders.remove', () => {
 
   const ref = (specialId: bigint) => ({ specialId, requester: RECORD_OWNER, requested: 'partnerA' });
   const stored = (specialId: bigint) => store.runner.get({ ...ref(specialId), ownerReq: RECORD_OWNER });
-  const refusal = (p: Promise<unknown>) => p.then(() => { throw new Error('not refused'); }, (err: unknown) => err as TransferError);
+  const refusal = (p: Promise<unknown>) => p.then(() => { throw new Error('not refused'); }, (err: unknown) => err as R66Error);
 
   it('removes a started row, refuses an unknown one and one in its initial state', async () => {
     const orders = new TransferOrders(options());
@@ -39,7 +40,7 @@ describe('TransferOrders.remove', () => {
     expect(await stored(951n)).toBeUndefined();
     for (const id of [951n, 952n]) {
       const err = await refusal(orders.remove(ref(id)));
-      expect(err).toBeInstanceOf(TransferError);
+      expect(err).toBeInstanceOf(R66Error);
       expect(err.details.reason).toBe('unknownTransfer');
     }
     expect(await stored(952n)).toBeDefined();
@@ -55,7 +56,7 @@ describe('TransferOrders.remove', () => {
     await store.runner.insert(transferRecord(953n, { updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK }));
     const err = await refusal(orders.remove(ref(953n)));
     expect(err.code).toBe(ErrorCode.QueryStillRunning);
-    expect(err.httpStatus).toBe(409);
+    expect(restStatusOf(err)).toBe(409);
     expect(await stored(953n)).toBeDefined();
   });
 });

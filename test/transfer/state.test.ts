@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { TransferError } from '../../src/model/transfer-error.js';
+import { R66Error } from '../../src/model/r66-error.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { FINISHED_DONE, SERVER_START, bulkMoveSql, inBulkMove } from '../../src/store/bulk-moves.js';
 import { IllegalTransitionError, MOVES, initialState, isLegal, restartPoint, transition, type MoveKind, type TransferMove, type TransferState } from '../../src/transfer/state.js';
@@ -121,8 +121,8 @@ describe('transfer state machine: illegal moves are refused', () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(IllegalTransitionError);
-    expect(thrown).toBeInstanceOf(TransferError);
-    expect((thrown as TransferError).code.name).toBe(code);
+    expect(thrown).toBeInstanceOf(R66Error);
+    expect((thrown as R66Error).code.name).toBe(code);
     expect((thrown as Error).message).toContain(move.kind);
   });
 });
