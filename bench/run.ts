@@ -7,7 +7,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArgsError, MONITORING_COMPARED, parseArgs, selectScenarios, SMALL_SCENARIOS, USAGE, withMonitoring, type ScenarioName } from './lib/args.js';
+import { ArgsError, MONITORING_COMPARED, MSEND_FILES, parseArgs, selectScenarios, SMALL_SCENARIOS, USAGE, withMonitoring, type ScenarioName } from './lib/args.js';
 import { makeFixtures } from './lib/fixtures.js';
 import { describeMachine } from './lib/machine.js';
 import { settleDisk } from './lib/settle.js';
@@ -31,6 +31,7 @@ function fixtureNeeds(names: ScenarioName[], opts: BenchOptions): { large: boole
   const large = has('raw-copy') || has('sha512') || names.some((n) => n.startsWith('large'));
   let smallCount = has('raw-small') || has('small-seq') ? opts.smallCount : 0;
   if (has('small-concurrent')) smallCount = Math.max(smallCount, opts.concurrentCount);
+  if (has('small-msend')) smallCount = Math.max(smallCount, MSEND_FILES);
   return { large, smallCount };
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { BenchOptions, MonitoringFacility } from './types.js';
 
-export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'sha512', 'large-sha512', 'raw-small', 'small-seq', 'small-concurrent'] as const;
+export const SCENARIOS = ['raw-tcp', 'raw-copy', 'large', 'large-tls', 'large-digest', 'sha512', 'large-sha512', 'raw-small', 'small-seq', 'small-concurrent', 'small-msend'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /**
@@ -14,7 +14,10 @@ export type ScenarioName = (typeof SCENARIOS)[number];
  * machine's pace drifts by a third within a minute: raw-small (0.6-1 s) measured once could land
  * in a fast second and small-seq in a slow one (docs/performance.md, "Eleventh pass").
  */
-export const SMALL_SCENARIOS: readonly ScenarioName[] = ['raw-small', 'small-seq', 'small-concurrent'];
+export const SMALL_SCENARIOS: readonly ScenarioName[] = ['raw-small', 'small-seq', 'small-concurrent', 'small-msend'];
+
+/** small-msend's files: the issue's command, `msend` of 200 files (issue 37 item 1), whatever the other sizes. */
+export const MSEND_FILES = 200;
 
 /** Which baseline each scenario is judged against (run automatically when the scenario is chosen). */
 export const BASELINE_OF: Partial<Record<ScenarioName, ScenarioName>> = {
@@ -52,7 +55,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --small-kb N            size of each small file in KB of 1000 bytes (default 250)
   --small-count N         files of the sequential small scenarios (default 500)
   --concurrent-count N    files of the concurrent scenario (default 2000)
-  --concurrency N         transfers in flight in the concurrent scenario (default 16)
+  --concurrency N         transfers in flight in the concurrent scenario (default 100)
   --repeat N              run the selection N times, round robin; each figure is the median
   --small-rounds N        within each round, run the small scenarios (raw-small, small-seq,
                           small-concurrent) N times in turn; each figure is the median
@@ -125,7 +128,7 @@ export function parseArgs(argv: string[], cwd: string): BenchOptions | 'help' {
     smallBytes: 250_000,
     smallCount: 500,
     concurrentCount: 2000,
-    concurrency: 16,
+    concurrency: 100,
     sync: false,
     digest: TARGET_DIGEST,
     repeat: 1,

@@ -103,6 +103,20 @@ function ratioTarget(results: Map<string, ScenarioResult>, name: ScenarioName, t
   return atLeast(`${name}-ratio`, rule, r.ratio, threshold);
 }
 
+/** Issue 37 item 3: small transfers per second with --concurrency (default 100) in flight. */
+const SMALL_CONCURRENT_RATE = 1000;
+/** Issue 37 item 1: msend of 200 files from process start to exit, 10x the original's 16 s. */
+const MSEND_WALL_SECONDS = 1.6;
+
+/** A command's wall time (its files over its rate: with several runs, the median run's) at most `limit` seconds. */
+function wallTarget(results: Map<string, ScenarioResult>, name: ScenarioName, limit: number): TargetResult {
+  const rule = `${name} wall time <= ${limit} s`;
+  const r = results.get(name);
+  if (r?.status !== 'ok' || r.value <= 0) return skip(`${name}-wall`, rule, limit, whyNot(r, name));
+  const measured = r.files / r.value;
+  return { name: `${name}-wall`, rule, status: measured <= limit ? 'PASS' : 'MISS', measured, threshold: limit };
+}
+
 function rateTarget(results: Map<string, ScenarioResult>, name: ScenarioName, threshold: number): TargetResult {
   const rule = `${name} >= ${threshold} transfers/s`;
   const r = results.get(name);
@@ -124,7 +138,7 @@ function timeTarget(results: Map<string, ScenarioResult>, name: ScenarioName, fa
   return { name: `${name}-time`, rule, status: measured <= factor ? 'PASS' : 'MISS', measured, threshold: factor };
 }
 
-const SVC: string[] = ['large', 'large-tls', 'large-digest', 'large-sha512', 'small-seq', 'small-concurrent', ...MONITORING_COMPARED.map(withMonitoring)];
+const SVC: string[] = ['large', 'large-tls', 'large-digest', 'large-sha512', 'small-seq', 'small-concurrent', 'small-msend', ...MONITORING_COMPARED.map(withMonitoring)];
 
 function rssTarget(results: Map<string, ScenarioResult>): TargetResult {
   const rule = `peak RSS of each svc host <= ${RSS_LIMIT_BYTES / MB} MB`;
@@ -180,7 +194,8 @@ export function evaluateTargets(list: ScenarioResult[], digest: string = TARGET_
     ratioTarget(results, 'large-digest', 0.5),
     ratioTarget(results, 'small-seq', 0.3),
     rateTarget(results, 'small-seq', 150),
-    rateTarget(results, 'small-concurrent', 400),
+    rateTarget(results, 'small-concurrent', SMALL_CONCURRENT_RATE),
+    wallTarget(results, 'small-msend', MSEND_WALL_SECONDS),
   ];
   // Another digest changes the hashing cost, and the targets were set with SHA-256: information only.
   const judged = digest === TARGET_DIGEST ? throughput : throughput.map((t) => skip(t.name, t.rule, t.threshold, `the hosts ran with --digest ${digest}; the targets assume ${TARGET_DIGEST}`));
@@ -212,10 +227,11 @@ function scenarioRow(r: ScenarioResult): string[] {
   const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
   const size = r.unit === 'MB/s' ? `${fmt(r.bytes / MB, 0)} MB in ${fmt(r.seconds, 2)} s` : `${r.files} files in ${fmt(r.seconds, 2)} s`;
   const rounds = r.runs === undefined ? '' : `; median of ${r.runs.map((v) => fmt(v)).join(' / ')}`;
+  const phases = r.phases === undefined ? '' : ` (${r.phases.map((p) => `${p.name} ${fmt(p.seconds, 2)} s`).join(', ')})`;
   // Hints that something waited for a timeout or went wrong, worth a look before trusting a figure.
   const pause = (r.longestPauseSeconds ?? 0) >= 2 ? `; no transfer ended for ${fmt(r.longestPauseSeconds ?? 0)} s` : '';
   const warned = (r.serverWarnings ?? []).map((w) => `; ${w.role} logged ${w.count} warnings`).join('');
-  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size + rounds + pause + warned];
+  return [r.name, fmt(r.value), r.unit, ratio, cpu, rss, size + phases + rounds + pause + warned];
 }
 
 function measuredText(t: TargetResult): string {

@@ -41,8 +41,9 @@ export const DESCRIPTIONS: Record<ScenarioName, string> = {
   sha512: 'SHA-512 alone over the large file, one process, read from the page cache',
   'large-sha512': 'svc send, hosts with limit/digest SHA-512, whole-file digest, no TLS',
   'raw-small': 'files one after another on one TCP connection, acked after close',
-  'small-seq': 'svc msend, one after another',
+  'small-seq': 'svc msend of the set (one connection; several files in flight once the first is taken)',
   'small-concurrent': 'svc, submitted at once, limited in flight',
+  'small-msend': 'svc msend of 200 files, timed from process start to exit',
 };
 
 function base(name: ScenarioName, unit: ScenarioResult['unit']): ScenarioResult {

@@ -41,6 +41,12 @@ export interface ScenarioResult {
   seconds: number;
   /** svc scenarios: wall time of the whole command(s), process start and configuration included. */
   wallSeconds?: number;
+  /**
+   * small-msend: where the command's wall time went, in seconds, in order (the process start and
+   * configuration before the first transfer, the transfers as msend's own `delay` times them, the
+   * rest: closing and exit).
+   */
+  phases?: Array<{ name: string; seconds: number }>;
   processes: ProcessUsage[];
   /**
    * Small-file scenarios with enough transfers: peak RSS per process during the first and the last

@@ -13,7 +13,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, linkSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIGESTS, type ScenarioName } from '../lib/args.js';
+import { DIGESTS, MSEND_FILES, type ScenarioName } from '../lib/args.js';
 import type { Child } from '../lib/child.js';
 import { Monitor } from '../lib/proc.js';
 import { notRun, rate, scratch, setAside, throughput, type ScenarioContext } from '../lib/scenario.js';
@@ -149,6 +149,7 @@ class Suite implements SvcSuite {
       case 'large-digest': return this.large(ctx, name, this.hosts.b.id, ['-md5']);
       case 'small-seq': return this.smallSeq(ctx);
       case 'small-concurrent': return this.smallConcurrent(ctx);
+      case 'small-msend': return this.smallMsend(ctx);
       default: return notRun(name, 'failed', 'not an svc scenario');
     }
   }
@@ -263,16 +264,25 @@ class Suite implements SvcSuite {
     ctx.log(`svc warm-up: ${count} files by msend (${(count / seqSeconds).toFixed(1)} /s with cold servers, process start included) and ${count} by masend in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
 
-  private async smallSeq(ctx: ScenarioContext): Promise<ScenarioResult> {
+  /**
+   * `svc-r66client msend` of hosta's out/`folder`/*.dat to hostb, started with hostb's in folder
+   * set aside; hostb and the client watched from before the spawn (t0), hostb's warnings counted.
+   */
+  private msendWatched(ctx: ScenarioContext, folder: string, scenario: string): { client: Child; monitor: Monitor; warnings: () => ServerWarnings[]; t0: number } {
     const { serverB } = this.hosts;
-    const total = ctx.opts.smallCount;
     setAside(ctx, this.hosts.b.inDir);
     const warnings = warningsSince([['host-b', serverB]]);
     const monitor = new Monitor();
     monitor.watch(serverB.pid, 'host-b');
     const t0 = performance.now();
-    const client = this.client(['msend', '-to', this.hosts.b.id, '-rule', 'send', '-file', 'seq/*.dat'], 'svc-r66client msend', 'small-seq');
+    const client = this.client(['msend', '-to', this.hosts.b.id, '-rule', 'send', '-file', `${folder}/*.dat`], 'svc-r66client msend', scenario);
     monitor.watch(client.pid, 'host-a client');
+    return { client, monitor, warnings, t0 };
+  }
+
+  private async smallSeq(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const total = ctx.opts.smallCount;
+    const { client, monitor, warnings, t0 } = this.msendWatched(ctx, 'seq', 'small-seq');
     let exited = false;
     const exit = waitExit(client, RUN_TIMEOUT_MS).finally(() => (exited = true));
     exit.catch(() => undefined); // awaited below; a timeout must not be an unhandled rejection meanwhile
@@ -292,6 +302,27 @@ class Suite implements SvcSuite {
     const seconds = Number.isFinite(delay) && delay > 0 ? delay / 1000 : wallSeconds;
     const longestPauseSeconds = longestPause(timeline);
     return withWarnings(rate('small-seq', { seconds, wallSeconds, bytes: total * ctx.fixtures.smallBytes, files: total, processes, rssGrowth: growth, longestPauseSeconds }), warnings());
+  }
+
+  /**
+   * small-msend (issue 37 item 1): `svc-r66client msend` of exactly MSEND_FILES files, timed as a
+   * user times the command, from before its process is spawned to its exit. The rate is the files
+   * over that wall time; the phases split it with msend's own `delay` (its transfer work).
+   */
+  private async smallMsend(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const { client, monitor, warnings, t0 } = this.msendWatched(ctx, 'msend', 'small-msend');
+    const code = await waitExit(client, RUN_TIMEOUT_MS);
+    const wallSeconds = (performance.now() - t0) / 1000;
+    const processes = monitor.finish();
+    if (code !== 0) throw commandFailure(client, code);
+    this.checkReceived(ctx, MSEND_FILES, ctx.fixtures.smallBytes);
+    const delay = Number(jsonResults(client.stdout())[0]?.delay) / 1000;
+    const result = rate('small-msend', { seconds: wallSeconds, wallSeconds, bytes: MSEND_FILES * ctx.fixtures.smallBytes, files: MSEND_FILES, processes });
+    // The summary's delay runs from the command's work start (configuration loaded, database open) to its last result.
+    if (Number.isFinite(delay) && delay > 0 && delay < wallSeconds) {
+      result.phases = [{ name: 'start, configuration, exit', seconds: wallSeconds - delay }, { name: 'transfers', seconds: delay }];
+    }
+    return withWarnings(result, warnings());
   }
 
   private async smallConcurrent(ctx: ScenarioContext): Promise<ScenarioResult> {
@@ -394,6 +425,7 @@ async function setUp(ctx: ScenarioContext, profileDir: string | undefined, monit
     if (existsSync(fixtures.largeFile)) linkSync(fixtures.largeFile, join(a.outDir, 'large.bin'));
     linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.smallCount, fixtures.smallNames.length)), join(a.outDir, 'seq'));
     linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(opts.concurrentCount, fixtures.smallNames.length)), join(a.outDir, 'conc'));
+    linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, Math.min(MSEND_FILES, fixtures.smallNames.length)), join(a.outDir, 'msend'));
     const warmCount = Math.min(opts.warmup, fixtures.smallNames.length);
     if (warmCount > 0) linkSet(fixtures.smallDir, fixtures.smallNames.slice(0, warmCount), join(a.outDir, 'warm'));
     // Profiles of the servers and the transfer commands only, not of the set-up commands above.
