@@ -18,7 +18,8 @@ describe('bench --only', () => {
     expect(selectScenarios(['large-sha512'])).toEqual(['sha512', 'large-sha512']);
     expect(selectScenarios(['small-seq'])).toEqual(['raw-small', 'small-seq']);
     expect(selectScenarios(['small-concurrent'])).toEqual(['small-concurrent']);
-    expect(selectScenarios([])).toHaveLength(10);
+    expect(selectScenarios(['small'])).toEqual(['raw-small', 'small-seq', 'small-concurrent', 'small-msend']);
+    expect(selectScenarios([])).toHaveLength(11);
   });
 
   it('refuses unknown names and bad sizes with a message naming them', () => {
@@ -63,6 +64,14 @@ describe('bench targets', () => {
     expect(targets['small-concurrent-rate']?.status).toBe('MISS');
     expect(targets['peak-rss']).toMatchObject({ status: 'MISS', measured: 260e6, reason: 'highest: large-tls client' });
     expect(targets['rss-growth']).toMatchObject({ status: 'PASS', measured: 0.05, reason: 'small-concurrent host-b, windows of 1000' });
+  });
+
+  it('small-msend: its wall time (files over the rate) within 1.6 s, the issue\'s 10 x the original', () => {
+    const wall = (files: number, rate: number): string | undefined => evaluateTargets([result('small-msend', rate, { files })]).find((t) => t.name === 'small-msend-wall')?.status;
+    expect(wall(200, 200)).toBe('PASS');
+    expect(wall(200, 125)).toBe('PASS');
+    expect(wall(200, 120)).toBe('MISS');
+    expect(evaluateTargets([]).find((t) => t.name === 'small-msend-wall')).toMatchObject({ status: 'SKIP', reason: 'small-msend not run' });
   });
 
   it('RSS growth is judged on the concurrent scenario; the sequential one is only noted', () => {
