@@ -31,6 +31,11 @@ export interface FilePolicyRoots {
 export interface FilePolicyOptions {
   /** Expand `*`/`?` in the last segment (default true); false takes them literally. */
   wildcards?: boolean;
+  /**
+   * Names in a directory, for the expansion (none when it does not exist); default the host's
+   * file system. A transfer engine gives its own (transfer/file/storage.ts TransferFileSystem.list).
+   */
+  list?: (dir: string) => Promise<string[]>;
 }
 
 /** The allowed roots of a host: its in, out, work and archive directories (config.md §3.5) plus `extra`. */
@@ -52,7 +57,8 @@ export async function resolvePolicyFiles(name: string, roots: FilePolicyRoots, o
   if (opts.wildcards === false || !hasWildcard(last)) return [candidate];
   const dir = path.dirname(candidate);
   const re = wildcardToRegExp(last);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => re.test(n)).sort();
+  const list = opts.list ?? ((d: string): Promise<string[]> => readdir(d).catch(() => []));
+  const names = (await list(dir)).filter((n) => re.test(n)).sort();
   const out: string[] = [];
   for (const n of names) {
     // The match is checked like a name given without wildcard: its link target must stay inside.

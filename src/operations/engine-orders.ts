@@ -8,6 +8,8 @@
  */
 import type { RunnerRepository } from '../store/index.js';
 import { TransferEngine } from '../transfer/engine.js';
+import { localFileSystem } from '../transfer/file/local-file-system.js';
+import type { TransferFileSystem } from '../transfer/file/storage.js';
 import type { StoredOrders, TransferEngineOptions } from '../transfer/types.js';
 import { restartStored, stopOrCancelStored } from './stored-orders.js';
 import { TransferOrders } from './transfer-orders.js';
@@ -22,16 +24,16 @@ export function engineWithOrders(opts: Omit<TransferEngineOptions, 'orders' | 's
   const service = orders ?? new TransferOrders({
     store: { runner: opts.store.runner, rules: opts.rules ?? opts.store.rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
     hostId: opts.ownerId ?? opts.identity.hostId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize,
-    extraServed: opts.extraServed ?? [], live: () => engine,
+    extraServed: opts.extraServed ?? [], files: opts.files, live: () => engine,
   });
-  const engine: TransferEngine<TransferOrders> = new TransferEngine({ ...opts, orders: service, storedOrders: storedOrdersOf(opts.store.runner) });
+  const engine: TransferEngine<TransferOrders> = new TransferEngine({ ...opts, orders: service, storedOrders: storedOrdersOf(opts.store.runner, opts.files ?? localFileSystem) });
   return engine;
 }
 
 /** The engine's orders on its rows that do not run here: it knows they do not, so a row left RUNNING by a crash may be restarted. */
-export function storedOrdersOf(runner: RunnerRepository): StoredOrders {
+export function storedOrdersOf(runner: RunnerRepository, files: TransferFileSystem): StoredOrders {
   return {
-    stopOrCancel: (key, kind) => stopOrCancelStored(runner, key, kind),
+    stopOrCancel: (key, kind) => stopOrCancelStored(runner, files, key, kind),
     restart: (key, at) => restartStored(runner, key, at, true),
   };
 }

@@ -9,8 +9,7 @@
  */
 import { DATA_FRAME_PREFIX_SIZE, type R66Digest } from '../protocol/index.js';
 import { framePool } from '../protocol/frame-pool.js';
-import { LocalFile } from './file/local-file.js';
-import type { TransferStorage } from './file/storage.js';
+import type { TransferFileSystem, TransferStorage } from './file/storage.js';
 
 /** Bytes read per readv: four 64 KiB blocks (a 250 KB file in one read). */
 const READ_BATCH_BYTES = 256 * 1024;
@@ -62,9 +61,9 @@ export class BlockReader {
     this.nextRead.catch(() => undefined);
   }
 
-  /** Opens `file` and starts reading its first batch at `position`. */
-  static async open(file: string, blockSize: number, room: number, position: number, size: number): Promise<BlockReader> {
-    return new BlockReader(await LocalFile.openForReading(file), blockSize, room, position, size);
+  /** Opens `file` of `files` and starts reading its first batch at `position`. */
+  static async open(files: TransferFileSystem, file: string, blockSize: number, room: number, position: number, size: number): Promise<BlockReader> {
+    return new BlockReader(await files.openForReading(file), blockSize, room, position, size);
   }
 
   /**

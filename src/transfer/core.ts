@@ -11,6 +11,7 @@ import type { LocalIdentity } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { RunnerRepository } from '../store/index.js';
 import type { EngineHooks, TaskRegistry } from '../tasks/index.js';
+import type { TransferFileSystem } from './file/storage.js';
 import type { BandwidthShaper } from './shaper.js';
 import type { TransferOutcome, TransferProgress } from './types.js';
 
@@ -45,6 +46,8 @@ export interface EngineCore {
   rankSaveBlocks: number;
   /** Large new work files written with O_DIRECT (file/direct-writer.ts). */
   directWrites: boolean;
+  /** Where the transfers' files live (TransferEngineOptions.files): every file operation of a transfer goes through it. */
+  files: TransferFileSystem;
   /** Hooks lent to tasks, built per session (TRANSFER, RESCHEDULE need the current record). */
   hooksFor(record: TransferRecord): EngineHooks;
   running: Map<string, RunningTransfer>;

@@ -2,11 +2,10 @@
  * Where a transfer's file lives on this host (tasks.md §1.3): the rule's directories (empty rule
  * path = the global one), the sender's file resolved inside the send directory (wildcards, safe
  * path), the receiver's temporary `.r66` file in the work directory, and its final place in the
- * receive directory.
+ * receive directory. Every file operation goes through the engine's TransferFileSystem
+ * (file/storage.ts), the first argument of the functions that touch a file.
  */
 import { randomInt } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
@@ -14,6 +13,7 @@ import { isSendMode, isThroughMode, type Rule, type TransferMode } from '../mode
 import { fileErrorText, R66Error } from '../net/errors.js';
 import { resolvePolicyFile } from '../fs/file-policy.js';
 import { PathNotAllowedError } from '../fs/safe-path.js';
+import type { CreateOptions, TransferFileSystem, TransferStorage } from './file/storage.js';
 
 /** Absolute directories of one rule on this host. */
 export interface RuleDirectories {
@@ -66,23 +66,22 @@ function notAllowed(err: PathNotAllowedError): R66Error {
  * been checked after link resolution like a plain name. Missing -> FileNotFound, outside ->
  * FileNotAllowed.
  */
-export async function resolveSendFile(dirs: RuleDirectories, requested: string): Promise<string> {
+export async function resolveSendFile(files: TransferFileSystem, dirs: RuleDirectories, requested: string): Promise<string> {
   const name = requested.startsWith('/') || requested.startsWith('\\') ? path.join(dirs.home, requested) : requested;
   let candidate: string | undefined;
   try {
-    candidate = await resolvePolicyFile(name, { base: dirs.out, allowed: [] });
+    candidate = await resolvePolicyFile(name, { base: dirs.out, allowed: [] }, { list: (dir) => files.list(dir) });
   } catch (err) {
     if (err instanceof PathNotAllowedError) throw notAllowed(new PathNotAllowedError(requested, 'lies outside the rule directory'));
     throw err;
   }
   if (candidate === undefined) throw notFound(requested, 'matches no file');
-  const st = await stat(candidate).catch(() => undefined);
-  if (st === undefined || !st.isFile()) throw notFound(requested);
+  if ((await files.fileSize(candidate)) === undefined) throw notFound(requested);
   return candidate;
 }
 
-/** A local file to send, as one stat() found it. */
-export interface LocalFile {
+/** The requester's file to send, as statFileToSend() found it: where it is and its size. */
+export interface FileToSend {
   path: string;
   size: number;
 }
@@ -91,7 +90,7 @@ export interface LocalFile {
  * The requester as sender: its own file under the file policy (relative to the rule's send
  * directory, or absolute inside the rule's directories or `served`, the host's), and its size.
  */
-export async function statLocalFile(dirs: RuleDirectories, file: string, served: readonly string[] = []): Promise<LocalFile> {
+export async function statFileToSend(files: TransferFileSystem, dirs: RuleDirectories, file: string, served: readonly string[] = []): Promise<FileToSend> {
   let abs: string;
   try {
     abs = (await resolvePolicyFile(file, { base: dirs.out, allowed: [dirs.in, dirs.out, dirs.work, dirs.arch, ...served] }, { wildcards: false })) as string;
@@ -99,9 +98,19 @@ export async function statLocalFile(dirs: RuleDirectories, file: string, served:
     if (err instanceof PathNotAllowedError) throw notAllowed(err);
     throw err;
   }
-  const st = await stat(abs).catch(() => undefined);
-  if (st === undefined || !st.isFile()) throw notFound(file);
-  return { path: abs, size: st.size };
+  const size = await files.fileSize(abs);
+  if (size === undefined) throw notFound(file);
+  return { path: abs, size };
+}
+
+/**
+ * Size of the file `file` once the pre-tasks ran (they may have changed or replaced it); none
+ * there fails as a stat() would, with ENOENT (the transfer's FileNotFound, session.ts toR66Error).
+ */
+export async function sizeAfterPreTasks(files: TransferFileSystem, file: string): Promise<number> {
+  const size = await files.fileSize(file);
+  if (size === undefined) throw Object.assign(new Error(`ENOENT: no such file, stat '${file}'`), { code: 'ENOENT', syscall: 'stat', path: file });
+  return size;
 }
 
 /**
@@ -134,33 +143,28 @@ export function finalPath(dirs: RuleDirectories, tempFile: string): string {
 }
 
 /** Creates a directory for a file about to be written; a failure is the transfer's error. */
-export async function ensureDirectory(dir: string): Promise<void> {
+export async function ensureDirectory(files: TransferFileSystem, dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await files.makeDirectory(dir);
   } catch (err) {
     // The partner may read this text: no server path (issue 21).
     throw new R66Error(`cannot create directory ${path.basename(dir)}: ${fileErrorText(err as NodeJS.ErrnoException)}`, ErrorCode.Internal);
   }
 }
 
-/** Whether this platform has O_DSYNC (Linux and macOS do, Windows does not). */
-export const SYNCED_WRITES_AVAILABLE = typeof fsConstants.O_DSYNC === 'number';
-/** `wx` with O_DSYNC: each write returns once its data (and the file's size) is on disk. */
-const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_DSYNC ?? 0);
-
 /**
- * Creates the work file `file` (exclusive) and returns its handle. The directory is created only
- * when the open says it is missing: a mkdir per file was one system call in ten of a small transfer.
- * `syncedWrites`: opened with O_DSYNC, so that a write needs no fdatasync after it (receiver.ts).
+ * Creates the work file `file` (exclusive) for writing. The directory is created only when the
+ * creation says it is missing: a mkdir per file was one system call in ten of a small transfer.
+ * `synced` and `direct`: how the receiver wants it written (CreateOptions; receiver.ts).
  */
-export async function createWorkFile(file: string, syncedWrites = false): Promise<FileHandle> {
+export async function createWorkFile(files: TransferFileSystem, file: string, opts: Omit<CreateOptions, 'mode'> = { synced: false, direct: false }): Promise<TransferStorage> {
   // Created with the received-file mode: the final file is this one, renamed (no chmod later).
-  const create = (): Promise<FileHandle> => open(file, syncedWrites && SYNCED_WRITES_AVAILABLE ? CREATE_SYNCED : 'wx', receivedFileMode);
+  const create = (): Promise<TransferStorage> => files.create(file, { ...opts, mode: receivedFileMode });
   try {
     return await create();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await ensureDirectory(path.dirname(file));
+    await ensureDirectory(files, path.dirname(file));
     return create();
   }
 }
@@ -174,13 +178,13 @@ export function setReceivedFileMode(mode: number): void {
 }
 
 /** Moves the received file to its final place (copy + delete across file systems). */
-export async function moveToFinal(from: string, to: string): Promise<void> {
+export async function moveToFinal(files: TransferFileSystem, from: string, to: string): Promise<void> {
   try {
     // The receive directory normally exists: it is created only when the rename says it is missing.
-    await rename(from, to).catch(async (err: NodeJS.ErrnoException) => {
+    await files.rename(from, to).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
-      await ensureDirectory(path.dirname(to));
-      await rename(from, to);
+      await ensureDirectory(files, path.dirname(to));
+      await files.rename(from, to);
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') {
@@ -188,8 +192,8 @@ export async function moveToFinal(from: string, to: string): Promise<void> {
       throw new R66Error(`cannot move ${path.basename(from)} to ${path.basename(to)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, ErrorCode.FinalOp);
     }
     try {
-      await copyFile(from, to);
-      await unlink(from);
+      await files.copy(from, to);
+      await files.remove(from);
     } catch (copyErr) {
       throw new R66Error(`cannot copy ${path.basename(from)} to ${path.basename(to)}: ${fileErrorText(copyErr as NodeJS.ErrnoException)}`, ErrorCode.FinalOp);
     }
@@ -197,6 +201,6 @@ export async function moveToFinal(from: string, to: string): Promise<void> {
 }
 
 /** Removes a work file, ignoring a missing one. */
-export async function removeQuietly(file: string | null): Promise<void> {
-  if (file !== null) await unlink(file).catch(() => undefined);
+export async function removeQuietly(files: TransferFileSystem, file: string | null): Promise<void> {
+  if (file !== null) await files.remove(file).catch(() => undefined);
 }

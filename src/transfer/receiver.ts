@@ -2,9 +2,9 @@
  * The receiver's part after the Request (r66-protocol.md §9.3/§9.4): Data packets written at their
  * block's position in the work file, rank and digest checks, change notifications (§9.5), then at
  * EndTransfer(way 0) the size and global hash checks, the move to the receive directory, the
- * post-tasks, EndTransfer(way 1), and the final EndRequest.
+ * post-tasks, EndTransfer(way 1), and the final EndRequest. Its file work goes through the engine's
+ * TransferFileSystem (`s.core.files`, file/storage.ts) and placement.ts.
  */
-import { rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decompress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
@@ -18,12 +18,11 @@ import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
 import { crashPointForTests } from './crash-point.js';
 import { wantsDirectWrites } from './file/direct-writer.js';
-import { LocalFile } from './file/local-file.js';
 import type { TransferStorage } from './file/storage.js';
 import { StreamSink } from './file/stream-file.js';
 import { WRITE_BATCH_BYTES, WriteWindow } from './file/write-window.js';
 import { RankCheckpoints } from './persistence.js';
-import { createWorkFile, finalPath, moveToFinal, removeQuietly, SYNCED_WRITES_AVAILABLE, temporaryName } from './placement.js';
+import { createWorkFile, finalPath, moveToFinal, removeQuietly, temporaryName } from './placement.js';
 import { progressOf } from './sender.js';
 import { unexpectedPacket, type TransferSession } from './session.js';
 import type { TransferOutcome } from './types.js';
@@ -51,11 +50,11 @@ export async function openWorkFile(s: TransferSession, earlier: boolean): Promis
 export async function prepareWorkFile(s: TransferSession): Promise<void> {
   const r = s.record;
   let existing: number | undefined;
-  if (s.file !== null && s.file.endsWith('.r66')) existing = await stat(s.file).then((st) => st.size, () => undefined);
+  if (s.file !== null && s.file.endsWith('.r66')) existing = await s.core.files.fileSize(s.file);
   if (existing === undefined || r.rank === 0) {
     // An earlier attempt's work file that cannot be resumed goes (only from the work directory:
     // `file` may also be a name the partner gave, which is never this host's to delete).
-    if (s.file !== null && s.file.endsWith('.r66') && path.dirname(s.file) === s.dirs.work) await removeQuietly(s.file);
+    if (s.file !== null && s.file.endsWith('.r66') && path.dirname(s.file) === s.dirs.work) await removeQuietly(s.core.files, s.file);
     s.file = null;
     await startWorkFile(s);
     // Its error, if any, here rather than in the data loop.
@@ -87,10 +86,13 @@ export async function startWorkFile(s: TransferSession): Promise<void> {
   // A small file is written in one go once all of it is there (WriteWindow's `hold`), through a
   // handle opened with O_DSYNC: that write is its sync, one thread-pool round trip and one wait on
   // the EndTransfer answer's path fewer than a write then an fdatasync (docs/performance.md). From
-  // DIRECT_MIN_BYTES on, a direct writer usually takes the data instead (receiveData()); the flag
-  // then only makes the fallback writes synced.
-  s.workWritesSynced = SYNCED_WRITES_AVAILABLE && s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES;
-  const handle = createWorkFile(file, s.workWritesSynced).catch((err: NodeJS.ErrnoException) => {
+  // DIRECT_MIN_BYTES on, a large one is written around the page cache (file/direct-writer.ts); the
+  // synced flag then only makes the writes the direct writer declines synced.
+  const opts = {
+    synced: s.size > 0 && s.size <= SYNCED_WRITE_MAX_BYTES,
+    direct: s.core.directWrites && wantsDirectWrites(true, s.size, r.blockSize),
+  };
+  const handle = createWorkFile(s.core.files, file, opts).catch((err: NodeJS.ErrnoException) => {
     throw new R66Error(`cannot create the work file ${file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
   });
   handle.catch(() => undefined);
@@ -145,12 +147,8 @@ async function receiveData(s: TransferSession): Promise<void> {
   if (sink && held) await held.close();
   // A work file created for this attempt holds exactly what the loop writes: its size needs no stat.
   const fresh = held !== null && sink === null;
-  // A new work file of DIRECT_MIN_BYTES or more is written around the page cache (file/direct-writer.ts);
-  // one created with O_DSYNC (a small one) needs no sync after its writes (startWorkFile()).
-  const storage: TransferStorage = sink ?? await LocalFile.forReceiving(s.file as string, held, {
-    direct: s.core.directWrites && wantsDirectWrites(fresh, s.size, s.record.blockSize),
-    synced: fresh && s.workWritesSynced,
-  });
+  // Created as startWorkFile() chose (direct or synced writes), else an earlier attempt's, reopened.
+  const storage: TransferStorage = sink ?? held ?? await s.core.files.openForWriting(s.file as string);
   let closed = false;
   let writes: WriteWindow | undefined;
   // The sync and close started as soon as the announced size is on its way to disk (see below):
@@ -355,7 +353,7 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
     // partner's restart of the same id would receive it a second time under a second name.
     await s.row.set({ filename: target, isMoved: true });
     try {
-      await moveToFinal(file, target);
+      await moveToFinal(s.core.files, file, target);
     } catch (err) {
       // Not placed after all: the row names the work file again (written with the error).
       s.row.stage({ filename: file, isMoved: false });
@@ -392,7 +390,8 @@ export async function finishPlacedFile(s: TransferSession, answer: () => Promise
     const target = r.filename;
     s.file = target;
     const work = path.join(s.dirs.work, `${path.basename(target)}.r66`);
-    if (await isFile(work) && !(await isFile(target))) await moveToFinal(work, target);
+    const files = s.core.files;
+    if ((await files.fileSize(work)) !== undefined && (await files.fileSize(target)) === undefined) await moveToFinal(files, work, target);
     if (!postTasksEnded(r)) await finalizingPostTasks(s);
     const outcome = await s.complete();
     await answer();
@@ -417,10 +416,6 @@ export function finishPlacedInsteadOfData(s: TransferSession): Promise<TransferO
  */
 export function postTasksEnded(r: Pick<TransferRecord, 'globalLastStep' | 'stepStatus'>): boolean {
   return r.globalLastStep === TaskStep.POSTTASK && r.stepStatus === ErrorCode.PostProcessingOk;
-}
-
-function isFile(file: string): Promise<boolean> {
-  return stat(file).then((st) => st.isFile(), () => false);
 }
 
 /** A change notification from the sender (§9.5): new name, size and information. */
@@ -451,7 +446,7 @@ async function applyChange(s: TransferSession, p: Packet): Promise<void> {
     await prepareWorkFile(s);
     // The new file is only a name to rename onto: its handle is not the loop's.
     await s.closeWorkHandle();
-    if (previous !== null && s.file !== null) await rename(previous, s.file);
+    if (previous !== null && s.file !== null) await s.core.files.rename(previous, s.file);
   }
   await s.row.saveAll();
 }

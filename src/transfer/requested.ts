@@ -3,7 +3,6 @@
  * partner and the mode, finds or creates its own RUNNER row for (id, requester, requested), runs
  * its pre-tasks and prepares the file, answers Request(way 1), and runs the data phase of its role.
  */
-import { stat } from 'node:fs/promises';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isSendMode, ruleAllowsHost } from '../model/rule.js';
 import { ILLEGAL_SPECIAL_ID, TaskStep, type TransferRecord } from '../model/transfer.js';
@@ -13,10 +12,10 @@ import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
 import { isDatabaseUnavailable } from '../store/index.js';
 import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
-import { resolveSendFile, ruleDirectories } from './placement.js';
+import { resolveSendFile, ruleDirectories, sizeAfterPreTasks } from './placement.js';
 import { finishPlacedFile, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { compressionAgreed } from './requester.js';
-import { isFinished, restartPoint, transition } from './state.js';
+import { isFinished, restartPoint } from './state.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession } from './session.js';
@@ -29,7 +28,7 @@ import { requestedRecord } from './new-record.js';
  * side keeps its state in memory and writes nothing.
  */
 const SELF_REQUEST_ROW = {
-  insert: async () => undefined, update: async () => true, updateState: async () => true, updateRank: async () => true, updateInfo: async () => true,
+  insert: async () => undefined, saveMoves: async () => true, updateRank: async () => true, updateInfo: async () => true,
 } as unknown as EngineCore['runner'];
 
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
@@ -91,13 +90,11 @@ async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPac
   }
   let record: TransferRecord;
   if (existing) {
-    record = existing;
-    // Where it resumes: one function (state.ts), capped by the rank the requester offers.
-    record.rank = restartPoint(record, { isSender, gapRestart: core.limits.gapRestart, offeredRank: p.rank }).rank;
-    record.blockSize = blockSize;
-    record.fileInfo = p.fileInformation;
-    Object.assign(record, transition(record, { kind: 'requestedResume' }), { stop: new Date() });
-    await core.runner.update(record);
+    // Where it resumes: one function (state.ts), capped by the rank the requester offers. The
+    // file name as read (resolved, stored-paths) is written back with the move.
+    const rank = restartPoint(existing, { isSender, gapRestart: core.limits.gapRestart, offeredRank: p.rank }).rank;
+    const written = await core.runner.move(existing, { kind: 'requestedResume' }, { rank, blockSize, fileInfo: p.fileInformation, filename: existing.filename });
+    record = Object.assign(existing, written);
   } else {
     record = requestedRecord({ key, rule, mode: p.mode, isSender, blockSize, filename: p.filename, fileInfo: p.fileInformation, size: p.length, now: new Date() });
   }
@@ -112,13 +109,13 @@ async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPac
       try {
         if (isSender) {
           if (record.globalLastStep < TaskStep.POSTTASK) {
-            session.file = await resolveSendFile(dirs, p.filename);
+            session.file = await resolveSendFile(core.files, dirs, p.filename);
             record.filename = session.file;
           } else {
             session.file = record.filename;
           }
           await session.preTasks();
-          if (session.file !== null && record.globalLastStep < TaskStep.POSTTASK) session.size = (await stat(session.file)).size;
+          if (session.file !== null && record.globalLastStep < TaskStep.POSTTASK) session.size = await sizeAfterPreTasks(core.files, session.file);
         } else if (existing !== undefined && record.isMoved && !postTasksEnded(record)) {
           // Killed after the move to the final place (its row says so) and before its EndTransfer
           // answer: finished here and answered already finished; nothing is received a second time

@@ -5,7 +5,6 @@
  * notification when it is the sender and the name or size changed (§9.5), then runs the data
  * phase of its role.
  */
-import { stat } from 'node:fs/promises';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
@@ -20,7 +19,7 @@ import { runningKey, type EngineCore } from './core.js';
 import { RunnerRow } from './persistence.js';
 import { isLegal, restartPoint } from './state.js';
 import { servedDirectories } from '../fs/file-policy.js';
-import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile, type RuleDirectories } from './placement.js';
+import { ruleDirectories, senderFileAfterPreTasks, sizeAfterPreTasks, statFileToSend, type FileToSend, type RuleDirectories } from './placement.js';
 import { finishPlacedInsteadOfData, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
@@ -51,7 +50,7 @@ async function failBeforeSession(core: EngineCore, row: RunnerRow, code: ErrorCo
  */
 export interface FirstAttempt {
   inserted: boolean;
-  file: LocalFile | null;
+  file: FileToSend | null;
   /** The rule the record was created from; absent when the engine did not read it. */
   rule?: Rule;
   /** The partner entry read for the record (ConnectionPool.partner()); absent when not read. */
@@ -162,7 +161,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     // and go into the global hash meanwhile.
     if (s.isSender && s.through === null && s.file !== null && r.globalLastStep < TaskStep.POSTTASK && !s.hasTasks('pre')) {
       const identity = s.core.identity;
-      s.earlyReader = BlockReader.open(s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size).then((reader) => {
+      s.earlyReader = BlockReader.open(core.files, s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size).then((reader) => {
         if (identity.globalDigest) reader.hashFirstBatch(createR66Digest(identity.digest));
         return reader;
       });
@@ -204,7 +203,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
         if (s.file === null && lookAfter) s.file = (await senderFile(core, s.dirs, r)).path;
         if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
         // Only pre-tasks can have changed the file since runRequester's stat: without any, no new stat.
-        const realSize = s.file !== fileBefore || s.hasTasks('pre') ? (await stat(s.file)).size : s.size;
+        const realSize = s.file !== fileBefore || s.hasTasks('pre') ? await sizeAfterPreTasks(core.files, s.file) : s.size;
         if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {
           s.size = realSize;
           await s.row.flush();
@@ -226,9 +225,9 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
   }
 }
 
-/** The requester's file to send, under the file policy (statLocalFile). */
-function senderFile(core: EngineCore, dirs: RuleDirectories, record: TransferRecord): Promise<LocalFile> {
-  return statLocalFile(dirs, record.filename || record.originalName, servedDirectories(core.directories, ...core.extraServed));
+/** The requester's file to send, under the file policy (statFileToSend). */
+function senderFile(core: EngineCore, dirs: RuleDirectories, record: TransferRecord): Promise<FileToSend> {
+  return statFileToSend(core.files, dirs, record.filename || record.originalName, servedDirectories(core.directories, ...core.extraServed));
 }
 
 /** The change notification (§9.5), JSON or legacy by the partner's version. */

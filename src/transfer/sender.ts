@@ -199,7 +199,7 @@ async function openReader(s: TransferSession, blockSize: number, room: number): 
   const source = s.through !== null && 'source' in s.through ? s.through.source : null;
   if (s.file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
   if (source !== null) return new BlockReader(new StreamSource(source), blockSize, room, position, -1);
-  return BlockReader.open(s.file as string, blockSize, room, position, s.size);
+  return BlockReader.open(s.core.files, s.file as string, blockSize, room, position, s.size);
 }
 
 export function progressOf(s: TransferSession): import('./types.js').TransferProgress {

@@ -4,13 +4,13 @@
  * through src/tasks, the data phase (data-sender.ts / data-receiver.ts), the end handshake
  * (EndTransfer then EndRequest, always started by the sender) and the error path (§9.7).
  */
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isMd5Mode, type Rule } from '../model/rule.js';
 import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
 import type { BlockReader } from './block-reader.js';
+import type { TransferStorage } from './file/storage.js';
 import { fileErrorText, R66Error, RemoteError } from '../net/errors.js';
 import { reportFdExhaustion } from '../net/fd-limit.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
@@ -56,9 +56,7 @@ export class TransferSession {
    * (receiver.ts, startWorkFile()). Never rejects unhandled; closed by closeWorkHandle() when the
    * data loop never took it.
    */
-  workHandle: Promise<FileHandle> | null = null;
-  /** True when workHandle was opened with O_DSYNC (a small file written in one go; receiver.ts). */
-  workWritesSynced = false;
+  workHandle: Promise<TransferStorage> | null = null;
   /** Expected size (receiver) or real size (sender); -1 unknown. */
   size = -1;
   /** Block compression agreed for this transfer (r66-protocol.md §11). */
@@ -251,7 +249,7 @@ export class TransferSession {
   async closeWorkHandle(): Promise<void> {
     const pending = this.workHandle;
     this.workHandle = null;
-    await pending?.then((fh) => fh.close()).catch(() => undefined);
+    await pending?.then((storage) => storage.close()).catch(() => undefined);
   }
 
   /**
@@ -283,7 +281,7 @@ export class TransferSession {
     }
     if (code === ErrorCode.CanceledTransfer) {
       this.record.rank = 0;
-      if (!this.isSender && !this.record.isMoved) await removeQuietly(this.file);
+      if (!this.isSender && !this.record.isMoved) await removeQuietly(this.core.files, this.file);
     }
     if (code === ErrorCode.QueryAlreadyFinished && this.isSender) {
       // The partner already has it all: done here too (§9.7). Not for a transfer this host never

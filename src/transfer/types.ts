@@ -14,6 +14,7 @@ import type { LocalIdentity } from '../net/partner.js';
 import type { Repositories } from '../store/index.js';
 import type { EngineHooks, TaskRegistry } from '../tasks/index.js';
 import type { PreparedTransfer } from './engine.js';
+import type { TransferFileSystem } from './file/storage.js';
 
 /** Where the engine finds rules: the database (`store.rules`) or rule files loaded in memory. */
 export interface RuleSource {
@@ -82,6 +83,11 @@ export interface TransferEngineOptions<O extends EngineOrders = EngineOrders> {
   rankSaveBlocks?: number;
   /** Large received files written around the page cache (file/direct-writer.ts); default `SVC_R66_DIRECT_WRITES`, on. */
   directWrites?: boolean;
+  /**
+   * Where the transfers' files live: the files sent, received, resumed and placed (file/storage.ts).
+   * Default the host's file system (file/local-file-system.ts); file/memory-file-system.ts keeps them in memory.
+   */
+  files?: TransferFileSystem;
   /** Retries of a transfer whose connection failed (synchronous submissions; default 0). */
   connectRetries?: number;
   /**

@@ -3,7 +3,7 @@
  * own SQLite database, a partner table knowing every host, a listener on port 0, a connection
  * pool, the task registry and a TransferEngine. Rules are added to each host's database.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -24,6 +24,7 @@ import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../../src/tasks/index.js';
 import { engineWithOrders, type TransferOrders } from '../../src/operations/index.js';
 import { TransferScheduler, type TransferEngine } from '../../src/transfer/index.js';
+import { hostFiles, type HostFiles, type StorageKind } from './host-files.js';
 import { waitFor } from './wait.js';
 
 export const silent = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
@@ -62,6 +63,11 @@ export interface HostOptions {
   partnersFromStore?: boolean;
   /** The SQLite file of the host's database (default `db.sqlite` in its home). */
   databaseFile?: string;
+  /**
+   * Where the transfers' files live (default `local`): `memory` gives the engine a MemoryFileSystem,
+   * and the in/out/work/arch directories are made there, not on disk (host-files.ts).
+   */
+  storage?: StorageKind;
 }
 
 export interface TestHost {
@@ -77,6 +83,8 @@ export interface TestHost {
   identity: LocalIdentity;
   /** Present with the `scheduler` option. */
   scheduler: TransferScheduler | null;
+  /** The transfer files (HostOptions.storage): put the files to send and read those received through it. */
+  files: HostFiles;
   addRule(r: Rule): Promise<void>;
   row(key: Omit<TransferKey, 'ownerReq'>): Promise<TransferRecord | undefined>;
   close(): Promise<void>;
@@ -96,7 +104,8 @@ function passwordOf(id: string): Buffer {
 export async function makeHost(id: string, opts: HostOptions = {}): Promise<TestHost> {
   const home = await mkdtemp(path.join(tmpdir(), `svc-tr-${id}-`));
   const sub = { in: '/in', out: '/out', arch: '/arch', work: '/work', conf: '/conf' };
-  for (const d of Object.values(sub)) await mkdir(path.join(home, d), { recursive: true });
+  const files = hostFiles(opts.storage ?? 'local');
+  await files.makeDirectories(Object.values(sub).map((d) => path.join(home, d)));
   const dirs: DirectoryConfig = {
     serverHome: home, virtual: sub,
     in: path.join(home, 'in'), out: path.join(home, 'out'), arch: path.join(home, 'arch'), work: path.join(home, 'work'), conf: path.join(home, 'conf'),
@@ -119,7 +128,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   const pool = new ConnectionPool(ctx);
   const engine = engineWithOrders({
     identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: opts.tasks ?? createTaskRegistry(), logger: silent, rankSaveBlocks: opts.rankSaveBlocks ?? 16,
-    ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    ...(opts.hooks ? { hooks: opts.hooks } : {}), ...(files.engineFiles ? { files: files.engineFiles } : {}),
   });
   const listener = new R66Listener(ctx, { port: 0 });
   await listener.start();
@@ -132,7 +141,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
     await scheduler.start();
   }
   return {
-    id, home, dirs, store, engine, pool, listener, directory, identity, scheduler,
+    id, home, dirs, store, engine, pool, listener, directory, identity, scheduler, files,
     addRule: (r) => store.rules.upsert(r),
     row: (key) => store.runner.get({ ...key, ownerReq: id }),
     async close() {
@@ -162,12 +171,13 @@ export async function makeHostPair(optsA: HostOptions = {}, optsB: HostOptions =
 
 /**
  * hosta and hostb hashing with SHA-256, with the rules `send`, `recv` and `smd5` (send with block
- * digests), made before the enclosing describe block's tests and closed after them.
+ * digests), made before the enclosing describe block's tests and closed after them; their
+ * transfer files in `storage` (default the hosts' file systems).
  */
-export function sha256PairForBlock(): { readonly a: TestHost; readonly b: TestHost } {
+export function sha256PairForBlock(storage: StorageKind = 'local'): { readonly a: TestHost; readonly b: TestHost } {
   const pair = {} as { a: TestHost; b: TestHost };
   beforeAll(async () => {
-    Object.assign(pair, await makeHostPair({ digest: Digest.SHA256 }, { digest: Digest.SHA256 }));
+    Object.assign(pair, await makeHostPair({ digest: Digest.SHA256, storage }, { digest: Digest.SHA256, storage }));
     await addRules([pair.a, pair.b], rule('send', TransferMode.SENDMODE), rule('recv', TransferMode.RECVMODE), rule('smd5', TransferMode.SENDMD5MODE));
   });
   afterAll(() => closeHosts(pair.a, pair.b));

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { getFileInfo } from '../../src/client/getinfo.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { fileErrorText } from '../../src/net/errors.js';
+import { localFileSystem } from '../../src/transfer/file/local-file-system.js';
 import { createWorkFile, setReceivedFileMode } from '../../src/transfer/placement.js';
 import { toR66Error } from '../../src/transfer/session.js';
 import { netPairForSuite } from '../helpers/net-pair.js';
@@ -46,10 +47,10 @@ describe('received files', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'svc-mode-'));
     const previous = process.umask(0o022);
     try {
-      await (await createWorkFile(path.join(dir, 'default.work'))).close();
+      await (await createWorkFile(localFileSystem, path.join(dir, 'default.work'))).close();
       expect((await stat(path.join(dir, 'default.work'))).mode & 0o777).toBe(0o640);
       setReceivedFileMode(0o600);
-      await (await createWorkFile(path.join(dir, 'private.work'))).close();
+      await (await createWorkFile(localFileSystem, path.join(dir, 'private.work'))).close();
       expect((await stat(path.join(dir, 'private.work'))).mode & 0o777).toBe(0o600);
     } finally {
       setReceivedFileMode(0o640);

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
-import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
+import { UpdatedInfo } from '../../src/model/transfer.js';
 import { TransferScheduler } from '../../src/transfer/index.js';
 import { waitFor } from '../helpers/wait.js';
-import { addRules, closeHosts, makeHostPair, patternBytes, resumeWithScheduler, rule, silent, type TestHost } from './harness.js';
+import { addRules, closeHosts, makeHostPair, patternBytes, rule, silent, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -43,54 +43,7 @@ describe('many transfers, controls, scheduler, bandwidth', () => {
     expect(await a.store.runner.count({ updatedInfo: [UpdatedInfo.DONE] })).toBe(100);
   });
 
-  it('stop from the API ends both sides with H, restart resumes from the kept rank', async () => {
-    const content = patternBytes(3_000_000, 3);
-    await writeFile(path.join(a.dirs.out, 'big.bin'), content);
-    a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
-    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
-    const started = await waitFor(async () => (await a.store.runner.list()).find((r) => r.rank > 10));
-    const ref = { specialId: started.specialId, requester: 'hosta', requested: 'hostb' };
-    expect(a.engine.isRunning(ref)).toBe(true);
-    expect(await a.engine.stop(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
-    const out = await pending;
-    expect(out.code).toBe(ErrorCode.StoppedTransfer);
-    expect(out.record).toMatchObject({ updatedInfo: UpdatedInfo.INERROR, globalLastStep: TaskStep.TRANSFERTASK });
-    const theirs = await waitFor(async () => {
-      const r = await b.row(ref);
-      return r?.updatedInfo === UpdatedInfo.INERROR ? r : undefined;
-    });
-    expect(theirs.infoStatus).toBe(ErrorCode.StoppedTransfer);
-    expect(theirs.rank).toBeGreaterThan(0);
-    const workFiles = await readdir(b.dirs.work);
-    expect(workFiles).toHaveLength(1);
-    // Restart: the row goes back to the scheduler, which resumes from the rank.
-    a.engine.bandwidth.set({ writeGlobal: 0 });
-    const { done, resumedFrom } = await resumeWithScheduler(a, ref);
-    expect(done.infoStatus).toBe(ErrorCode.CompleteOk);
-    expect(sha(await readFile(path.join(b.dirs.in, 'big.bin')))).toBe(sha(content));
-    // Not resent from the start: the resumed session began at a rank above 0.
-    expect(resumedFrom[0]).toBeGreaterThan(0);
-    expect(await b.engine.restart(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
-  });
-
-  it('cancel from the partner (Valid order) ends with K, rank 0 and no work file', async () => {
-    await writeFile(path.join(a.dirs.out, 'big.bin'), patternBytes(3_000_000, 4));
-    a.engine.bandwidth.set({ writeGlobal: 2_000_000 });
-    const pending = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'big.bin', blockSize: 16384 });
-    const started = await waitFor(async () => (await b.store.runner.list()).find((r) => r.rank > 5));
-    const ref = { specialId: started.specialId, requester: 'hosta', requested: 'hostb' };
-    // The receiving host cancels it (as its admin would): the error travels to the sender.
-    expect(await b.engine.cancel(ref)).toMatchObject({ code: ErrorCode.CompleteOk });
-    const out = await pending;
-    expect(out.code).toBe(ErrorCode.CanceledTransfer);
-    expect(out.record.rank).toBe(0);
-    const theirs = await waitFor(async () => {
-      const r = await b.row(ref);
-      return r?.updatedInfo === UpdatedInfo.INERROR ? r : undefined;
-    });
-    expect(theirs).toMatchObject({ rank: 0, infoStatus: ErrorCode.CanceledTransfer });
-    expect(await readdir(b.dirs.work)).toEqual([]);
-  });
+  // Stop then resume from the kept rank, and cancel: test/transfer/resume-placement.test.ts (both storages).
 
   it('the scheduler starts submitted rows at their planned time', async () => {
     await writeFile(path.join(a.dirs.out, 'later.txt'), 'later');

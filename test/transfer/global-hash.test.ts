@@ -6,54 +6,54 @@
  * block missed or hashed twice on one side fails the transfer with M.
  */
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Digest } from '../../src/model/digest.js';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { patternBytes, receivedContent, sha256PairForBlock } from './harness.js';
+import { receivedIn, STORAGES } from '../helpers/host-files.js';
+import { patternBytes, sha256PairForBlock } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const KiB = 1024;
 
 const SIZES = [1, 64 * KiB, 256 * KiB - 1, 256 * KiB, 256 * KiB + 1, 1024 * KiB + 7, 3 * 256 * KiB + 100];
 
-describe('the global hash covers every byte once, whatever the batches', () => {
-  const hosts = sha256PairForBlock();
+describe.each(STORAGES)('the global hash covers every byte once, whatever the batches (%s storage)', (storage) => {
+  const hosts = sha256PairForBlock(storage);
 
   for (const size of SIZES) {
     it(`${size} bytes sent by the requester (its first batch hashed while it awaits the answer)`, async () => {
       const content = patternBytes(size, size % 251);
-      await writeFile(path.join(hosts.a.dirs.out, `s${size}.bin`), content);
+      await hosts.a.files.write(path.join(hosts.a.dirs.out, `s${size}.bin`), content);
       const out = await hosts.a.engine.transfer({ partner: 'hostb', rule: 'send', file: `s${size}.bin` });
       expect(out.message).toBe('');
       expect(out.code).toBe(ErrorCode.CompleteOk);
-      expect(sha(await receivedContent(hosts.b.dirs.in, `s${size}.bin`))).toBe(sha(content));
+      expect(sha(await receivedIn(hosts.b.files, hosts.b.dirs.in, `s${size}.bin`))).toBe(sha(content));
     });
 
     it(`${size} bytes sent by the requested host to the requester`, async () => {
       const content = patternBytes(size, (size + 1) % 251);
-      await writeFile(path.join(hosts.b.dirs.out, `r${size}.bin`), content);
+      await hosts.b.files.write(path.join(hosts.b.dirs.out, `r${size}.bin`), content);
       const out = await hosts.a.engine.transfer({ partner: 'hostb', rule: 'recv', file: `r${size}.bin` });
       expect(out.message).toBe('');
       expect(out.code).toBe(ErrorCode.CompleteOk);
-      expect(sha(await readFile(out.file!))).toBe(sha(content));
+      expect(sha(await hosts.a.files.read(out.file!))).toBe(sha(content));
     });
   }
 
   it('with per-block digests and 16 KiB blocks (sixteen blocks per read batch)', async () => {
     const content = patternBytes(700_001, 3);
-    await writeFile(path.join(hosts.a.dirs.out, 'm.bin'), content);
+    await hosts.a.files.write(path.join(hosts.a.dirs.out, 'm.bin'), content);
     const out = await hosts.a.engine.transfer({ partner: 'hostb', rule: 'smd5', file: 'm.bin', blockSize: 16 * KiB });
     expect(out.code).toBe(ErrorCode.CompleteOk);
-    expect(sha(await receivedContent(hosts.b.dirs.in, 'm.bin'))).toBe(sha(content));
+    expect(sha(await receivedIn(hosts.b.files, hosts.b.dirs.in, 'm.bin'))).toBe(sha(content));
   });
 
   it('a hash that differs is still found in a file of several batches', async () => {
     // A announced SHA-256 on the connection; hashing with SHA-1 now, its hash cannot match B's.
     hosts.a.identity.digest = Digest.SHA1;
     try {
-      await writeFile(path.join(hosts.a.dirs.out, 'bad.bin'), patternBytes(900_000, 5));
+      await hosts.a.files.write(path.join(hosts.a.dirs.out, 'bad.bin'), patternBytes(900_000, 5));
       const out = await hosts.a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'bad.bin' });
       expect(out.code).toBe(ErrorCode.MD5Error);
     } finally {

@@ -1,22 +1,25 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_ALGORITHMS, Digest } from '../../src/model/digest.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
+import { STORAGES } from '../helpers/host-files.js';
 import { waitFor } from '../helpers/wait.js';
 import { addRules, closeHosts, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-describe('transfers between two hosts, every mode', () => {
+// Both storages behind the seam (src/transfer/file/storage.ts): the hosts' file systems, and files
+// in memory, where the receiver and placement can only have worked through the seam.
+describe.each(STORAGES)('transfers between two hosts, every mode (%s storage)', (storage) => {
   let a: TestHost;
   let b: TestHost;
 
   beforeAll(async () => {
-    ({ a, b } = await makeHostPair());
+    ({ a, b } = await makeHostPair({ storage }, { storage }));
     for (let mode = 1; mode <= 8; mode++) await addRules([a, b], rule(`m${mode}`, mode));
   });
   afterAll(() => closeHosts(a, b));
@@ -28,7 +31,7 @@ describe('transfers between two hosts, every mode', () => {
       const name = `file-${mode}.bin`;
       const sender = isSend ? a : b;
       const receiver = isSend ? b : a;
-      await writeFile(path.join(sender.dirs.out, name), content);
+      await sender.files.write(path.join(sender.dirs.out, name), content);
       const outcome = await a.engine.transfer({ partner: 'hostb', rule: `m${mode}`, file: name, blockSize: 65536 });
       expect(outcome.message).toBe('');
       expect(outcome.code).toBe(ErrorCode.CompleteOk);
@@ -40,31 +43,31 @@ describe('transfers between two hosts, every mode', () => {
         return r?.updatedInfo === UpdatedInfo.DONE ? r : undefined;
       });
       expect(theirs).toMatchObject({ globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk, retrieveMode: !isSend, mode });
-      const files = await readdir(receiver.dirs.in);
+      const files = await receiver.files.list(receiver.dirs.in);
       const got = files.find((f) => f.endsWith(`_${name}`));
       expect(got).toBeDefined();
-      const received = await readFile(path.join(receiver.dirs.in, got!));
+      const received = await receiver.files.read(path.join(receiver.dirs.in, got!));
       expect(sha(received)).toBe(sha(content));
       const receiverRow = isSend ? theirs! : mine;
       expect(receiverRow.filename).toBe(path.join(receiver.dirs.in, got!));
       expect(receiverRow.isMoved).toBe(true);
-      expect(await readdir(receiver.dirs.work)).toEqual([]);
+      expect(await receiver.files.list(receiver.dirs.work)).toEqual([]);
     });
   }
 
   it('moves an empty file (no Data packet) and a file of exactly one block', async () => {
-    await writeFile(path.join(a.dirs.out, 'empty.txt'), '');
+    await a.files.write(path.join(a.dirs.out, 'empty.txt'), '');
     const empty = await a.engine.transfer({ partner: 'hostb', rule: 'm1', file: 'empty.txt' });
     expect(empty.code).toBe(ErrorCode.CompleteOk);
     expect(empty.record.rank).toBe(0);
-    await writeFile(path.join(a.dirs.out, 'one.bin'), patternBytes(1000));
+    await a.files.write(path.join(a.dirs.out, 'one.bin'), patternBytes(1000));
     const one = await a.engine.transfer({ partner: 'hostb', rule: 'm3', file: 'one.bin', blockSize: 1000 });
     expect(one.code).toBe(ErrorCode.CompleteOk);
     expect(one.record.rank).toBe(1);
   });
 
   it('takes the block size the requested host caps it to', async () => {
-    await writeFile(path.join(a.dirs.out, 'big-block.bin'), patternBytes(200_000));
+    await a.files.write(path.join(a.dirs.out, 'big-block.bin'), patternBytes(200_000));
     const out = await a.engine.transfer({ partner: 'hostb', rule: 'm1', file: 'big-block.bin', blockSize: 1 << 20 });
     expect(out.code).toBe(ErrorCode.CompleteOk);
     expect(out.record.blockSize).toBe(65536);

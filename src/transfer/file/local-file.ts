@@ -4,12 +4,19 @@
  * - direct writes (direct-writer.ts): a new work file of DIRECT_MIN_BYTES or more is written
  *   around the page cache through a second, O_DIRECT handle; this one still syncs, truncates and
  *   closes it, and writes what the direct handle declines;
- * - synced writes: a small new work file is created with O_DSYNC (placement.ts createWorkFile), so
+ * - synced writes: a small new work file is created with O_DSYNC (receiver.ts startWorkFile()), so
  *   each write is its own sync and sync() has nothing left to do.
+ * LocalFileSystem (local-file-system.ts) opens and creates them.
  */
+import { constants as fsConstants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { DirectWriter } from './direct-writer.js';
-import type { TransferStorage } from './storage.js';
+import type { CreateOptions, TransferStorage } from './storage.js';
+
+/** Whether this platform has O_DSYNC (Linux and macOS do, Windows does not). */
+export const SYNCED_WRITES_AVAILABLE = typeof fsConstants.O_DSYNC === 'number';
+/** `wx` with O_DSYNC: each write returns once its data (and the file's size) is on disk. */
+const CREATE_SYNCED = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_DSYNC ?? 0);
 
 export class LocalFile implements TransferStorage {
   readonly syncsEachWrite: boolean;
@@ -32,14 +39,19 @@ export class LocalFile implements TransferStorage {
   }
 
   /**
-   * The receiver's work file `file`: `created` is the handle of a file created for this attempt
-   * (null: an earlier attempt's file, reopened). `direct`: try direct writes (the file qualifies,
-   * see wantsDirectWrites()); `synced`: `created` was opened with O_DSYNC.
+   * A new file (exclusive: `wx`), with O_DSYNC when `synced` asks and the platform has it, and a
+   * direct writer beside when `direct` asks (the file qualifies, see wantsDirectWrites()).
    */
-  static async forReceiving(file: string, created: FileHandle | null, opts: { direct: boolean; synced: boolean }): Promise<LocalFile> {
-    const fh = created ?? (await open(file, 'r+'));
+  static async create(file: string, opts: CreateOptions): Promise<LocalFile> {
+    const synced = opts.synced && SYNCED_WRITES_AVAILABLE;
+    const fh = await open(file, synced ? CREATE_SYNCED : 'wx', opts.mode);
     const direct = opts.direct ? await DirectWriter.open(file) : null;
-    return new LocalFile(fh, direct, created !== null && opts.synced);
+    return new LocalFile(fh, direct, synced);
+  }
+
+  /** An existing file (an earlier attempt's work file), reopened to write where the resume starts. */
+  static async openForWriting(file: string): Promise<LocalFile> {
+    return new LocalFile(await open(file, 'r+'), null, false);
   }
 
   async readAt(buffers: Buffer[], position: number): Promise<number> {

@@ -7,6 +7,9 @@
  *
  * Positions are byte offsets in the transferred file. A stream implementation accepts them only in
  * order (a through transfer cannot rewind); a rewind fails the transfer with its error.
+ *
+ * TransferStorage is one open file or stream; TransferFileSystem (below) is where the files are,
+ * and opens them (decision 0046).
  */
 export interface TransferStorage {
   /**
@@ -34,4 +37,53 @@ export interface TransferStorage {
   abort(reason: Error): Promise<void>;
   /** True when each write is durable once it returns (sync() has nothing to do for it). */
   readonly syncsEachWrite: boolean;
+}
+
+/** How a new file is created (TransferFileSystem.create). */
+export interface CreateOptions {
+  /** Permission bits (the umask still applies where there is one). */
+  mode: number;
+  /**
+   * Each write durable when it returns, where the storage can (local: O_DSYNC); the storage's
+   * `syncsEachWrite` says whether it does.
+   */
+  synced: boolean;
+  /** A large new file: written around the page cache where the storage can (local: O_DIRECT). */
+  direct: boolean;
+}
+
+/**
+ * Where the transfers' files live: the other half of the seam (issue 33 item 5). The receiver and
+ * placement (receiver.ts, placement.ts) and the sender's reads do every file operation through
+ * it: look a file up, list a directory, open, create, rename, copy, remove, make a directory. The
+ * engine takes one at construction (TransferEngineOptions.files): the host's file system
+ * (local-file-system.ts) unless told otherwise; memory-file-system.ts holds files in memory.
+ *
+ * Paths are absolute. Failures are errors with a Node `code` (ENOENT, EEXIST, EXDEV, EISDIR...),
+ * `syscall` and `path`, as node:fs gives them: placement.ts decides on the code (a missing
+ * directory is made, a rename across devices becomes a copy) and the session turns it into the
+ * transfer's error (session.ts toR66Error).
+ */
+export interface TransferFileSystem {
+  /** Size of the regular file `file`; undefined when there is none (missing, or not a file). */
+  fileSize(file: string): Promise<number | undefined>;
+  /** Names in directory `dir`, none when it does not exist (the expansion of a wildcard). */
+  list(dir: string): Promise<string[]>;
+  /** Opens the existing file `file` to read (the sender's). */
+  openForReading(file: string): Promise<TransferStorage>;
+  /** Creates `file` to write: EEXIST when it exists, ENOENT when its directory does not. */
+  create(file: string, opts: CreateOptions): Promise<TransferStorage>;
+  /** Opens the existing file `file` to write anywhere in it (a work file resumed). */
+  openForWriting(file: string): Promise<TransferStorage>;
+  /**
+   * Renames `from` to `to`, replacing a file there; ENOENT when `from` or the directory of `to`
+   * is missing, EXDEV when they lie on two devices. A file open under the old name stays open.
+   */
+  rename(from: string, to: string): Promise<void>;
+  /** Copies `from` to `to`, replacing a file there. */
+  copy(from: string, to: string): Promise<void>;
+  /** Removes the file `file`; ENOENT when there is none. */
+  remove(file: string): Promise<void>;
+  /** Makes directory `dir` and the missing ones above it. */
+  makeDirectory(dir: string): Promise<void>;
 }

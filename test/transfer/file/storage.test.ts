@@ -1,16 +1,20 @@
 /**
  * The storage seam (src/transfer/file): a local file and the through-mode streams behind one
- * interface, and the receiver's write window over it, failures included.
+ * interface, the two file systems behind the seam (local and in memory) to the same contract, and
+ * the receiver's write window over it, failures included.
  */
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/model/error-code.js';
 import { R66Error } from '../../../src/net/errors.js';
-import { LocalFile } from '../../../src/transfer/file/local-file.js';
+import { LocalFile, SYNCED_WRITES_AVAILABLE } from '../../../src/transfer/file/local-file.js';
+import { localFileSystem } from '../../../src/transfer/file/local-file-system.js';
+import { MemoryFileSystem } from '../../../src/transfer/file/memory-file-system.js';
+import type { TransferFileSystem } from '../../../src/transfer/file/storage.js';
 import { StreamSink, StreamSource } from '../../../src/transfer/file/stream-file.js';
 import { WriteWindow } from '../../../src/transfer/file/write-window.js';
 import { patternBytes } from '../../helpers/hosts.js';
@@ -30,29 +34,113 @@ function takesDirect(where: string): boolean {
   }
 }
 
-describe('LocalFile', () => {
+/** The two file systems behind the seam, each with a fresh directory to work in and a way to read a file back. */
+const fileSystems = [
+  { name: 'local', make: async () => ({ files: localFileSystem as TransferFileSystem, root: await mkdtemp(path.join(dir, 'fs-')), read: (f: string) => readFile(f) }) },
+  {
+    name: 'memory',
+    make: async () => {
+      const files = new MemoryFileSystem(['/memory/root']);
+      return { files: files as TransferFileSystem, root: '/memory/root', read: async (f: string) => files.contentOf(f) };
+    },
+  },
+];
+
+describe.each(fileSystems)('TransferFileSystem: $name', ({ make }) => {
+  const opts = { mode: 0o640, synced: false, direct: false };
+
   it('writes runs at their positions, reads them back, cuts and reports its size', async () => {
-    const file = path.join(dir, 'plain.bin');
-    const created = await open(file, 'wx+');
-    const storage = await LocalFile.forReceiving(file, created, { direct: false, synced: false });
+    const { files, root, read } = await make();
+    const file = path.join(root, 'plain.bin');
+    const storage = await files.create(file, opts);
     const data = patternBytes(300_000, 3);
     await storage.writeAt([data.subarray(100_000, 200_000), data.subarray(200_000)], 100_000, 200_000);
     await storage.writeAt([data.subarray(0, 100_000)], 0, 100_000);
     await storage.sync(data.length);
     expect(await storage.size()).toBe(data.length);
-    const back = [Buffer.alloc(65536), Buffer.alloc(65536)];
-    expect(await storage.readAt(back, 1000)).toBe(131072);
-    expect(Buffer.concat(back).equals(data.subarray(1000, 1000 + 131072))).toBe(true);
     await storage.truncate(250_000);
     await storage.close();
     await storage.close();
-    expect((await readFile(file)).equals(data.subarray(0, 250_000))).toBe(true);
+    expect((await read(file)).equals(data.subarray(0, 250_000))).toBe(true);
+    expect(await files.fileSize(file)).toBe(250_000);
+    const reader = await files.openForReading(file);
+    const back = [Buffer.alloc(65536), Buffer.alloc(65536)];
+    expect(await reader.readAt(back, 1000)).toBe(131072);
+    expect(Buffer.concat(back).equals(data.subarray(1000, 1000 + 131072))).toBe(true);
+    // The end of the data: fewer bytes than the buffers hold.
+    expect(await reader.readAt([Buffer.alloc(65536)], 200_000)).toBe(50_000);
+    await reader.close();
   });
 
+  it('a reopened file is written in place, neither synced nor direct', async () => {
+    const { files, root, read } = await make();
+    const file = path.join(root, 'again.bin');
+    await (await files.create(file, opts)).close();
+    const first = await files.openForWriting(file);
+    await first.writeAt([patternBytes(10_000, 7)], 0, 10_000);
+    await first.close();
+    const again = await files.openForWriting(file);
+    expect(again.syncsEachWrite).toBe(false);
+    await again.writeAt([Buffer.from('abc')], 5000, 3);
+    expect(await again.size()).toBe(10_000);
+    await again.close();
+    expect((await read(file)).subarray(5000, 5003).toString()).toBe('abc');
+  });
+
+  it('fails as node:fs does: EEXIST, ENOENT, a missing file has no size, a directory is no file', async () => {
+    const { files, root } = await make();
+    const file = path.join(root, 'once.bin');
+    await (await files.create(file, opts)).close();
+    await expect(files.create(file, opts)).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(files.create(path.join(root, 'no-dir', 'f.bin'), opts)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(files.openForReading(path.join(root, 'none.bin'))).rejects.toMatchObject({ code: 'ENOENT', path: path.join(root, 'none.bin') });
+    await expect(files.openForWriting(path.join(root, 'none.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(files.remove(path.join(root, 'none.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(files.rename(file, path.join(root, 'no-dir', 'f.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await files.fileSize(path.join(root, 'none.bin'))).toBeUndefined();
+    expect(await files.fileSize(root)).toBeUndefined();
+  });
+
+  it('renames a file still open (its writes follow it), copies, lists, removes, makes directories', async () => {
+    const { files, root, read } = await make();
+    const work = path.join(root, 'work', 'f.bin.r66');
+    await files.makeDirectory(path.join(root, 'work'));
+    await files.makeDirectory(path.join(root, 'work'));
+    const open = await files.create(work, opts);
+    await open.writeAt([Buffer.from('first ')], 0, 6);
+    const moved = path.join(root, 'work', 'g.bin.r66');
+    await files.rename(work, moved);
+    await open.writeAt([Buffer.from('second')], 6, 6);
+    await open.close();
+    expect((await read(moved)).toString()).toBe('first second');
+    expect(await files.fileSize(work)).toBeUndefined();
+    await files.makeDirectory(path.join(root, 'in', 'sub'));
+    await files.copy(moved, path.join(root, 'in', 'g.bin'));
+    expect((await read(path.join(root, 'in', 'g.bin'))).toString()).toBe('first second');
+    expect(await files.list(path.join(root, 'in'))).toEqual(expect.arrayContaining(['g.bin', 'sub']));
+    expect(await files.list(path.join(root, 'nowhere'))).toEqual([]);
+    await files.remove(moved);
+    expect(await files.list(path.join(root, 'work'))).toEqual([]);
+  });
+});
+
+describe('the seam is whole', () => {
+  it('in src/transfer only the local file system (local-file*.ts, direct-writer.ts) imports node:fs', async () => {
+    const root = path.resolve('src/transfer');
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const allowed = new Set(['file/local-file.ts', 'file/local-file-system.ts', 'file/direct-writer.ts'].map((f) => path.normalize(f)));
+    const importing: string[] = [];
+    for (const f of files) {
+      if (/from 'node:fs(\/promises)?'/.test(await readFile(path.join(root, f), 'utf8')) && !allowed.has(path.normalize(f))) importing.push(f);
+    }
+    expect(importing).toEqual([]);
+  });
+});
+
+describe('LocalFile', () => {
   it('direct writes: the padding of a short last run is cut at the sync with the data end', async () => {
     const file = path.join(dir, 'direct.bin');
-    const created = await open(file, 'wx');
-    const storage = await LocalFile.forReceiving(file, created, { direct: true, synced: false });
+    const storage = await LocalFile.create(file, { mode: 0o640, direct: true, synced: false });
     const data = patternBytes((1 << 20) + 1234, 5);
     await storage.writeAt([data.subarray(0, 1 << 20)], 0, 1 << 20);
     await storage.writeAt([data.subarray(1 << 20)], 1 << 20, 1234);
@@ -62,19 +150,10 @@ describe('LocalFile', () => {
     expect((await readFile(file)).equals(data)).toBe(true);
   });
 
-  it('reads a file for the sender; a reopened work file is written in place', async () => {
-    const file = path.join(dir, 'again.bin');
-    await writeFile(file, patternBytes(10_000, 7));
-    const again = await LocalFile.forReceiving(file, null, { direct: true, synced: true });
-    // Reopened (not created here): neither direct nor synced writes.
-    expect(again.syncsEachWrite).toBe(false);
-    await again.writeAt([Buffer.from('abc')], 5000, 3);
-    await again.close();
-    const reader = await LocalFile.openForReading(file);
-    const b = Buffer.alloc(3);
-    expect(await reader.readAt([b], 5000)).toBe(3);
-    expect(b.toString()).toBe('abc');
-    await reader.close();
+  it('a small file created for synced writes syncs each write (O_DSYNC) where the platform has it', async () => {
+    const storage = await LocalFile.create(path.join(dir, 'synced.bin'), { mode: 0o640, direct: false, synced: true });
+    expect(storage.syncsEachWrite).toBe(SYNCED_WRITES_AVAILABLE);
+    await storage.close();
   });
 });
 
