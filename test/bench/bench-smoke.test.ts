@@ -68,7 +68,7 @@ describe('npm run bench (raw scenarios, tiny sizes)', () => {
   });
 
   it('evaluates every target, skipped ones with the reason', () => {
-    expect(run.targets).toHaveLength(10);
+    expect(run.targets).toHaveLength(12);
     for (const t of run.targets) {
       expect(t.status).toBe('SKIP');
       expect(t.reason).toMatch(/not run|no svc scenario ran/);
