@@ -209,7 +209,7 @@ export function readDb(sec: SectionReader, warnings: string[]): { db: DbConfig |
     return { db: null, taskRunnerNoDb };
   }
   const dialect = dialectOf(driver);
-  if (dialect === undefined) throw sec.error('dbdriver', `unknown database driver "${driver}"; expected one of oracle, mysql, mariadb, postgresql, h2, sqlite`);
+  if (!dialect) throw sec.error('dbdriver', `unknown database driver "${driver}"; expected one of oracle, mysql, mariadb, postgresql, h2, sqlite`);
   const server = sec.required('dbserver', 'the JDBC URL of the database');
   const user = sec.required('dbuser', 'the database user name');
   const password = sec.nonEmpty('dbpasswd');

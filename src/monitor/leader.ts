@@ -109,7 +109,8 @@ export class DatabaseLease {
 
   private async tryAcquire(): Promise<boolean> {
     const store = this.opts.store();
-    if (store.dialect === 'none') return true;
+    // Rows in this process only (no-database mode): nobody else can hold the lease.
+    if (store.inProcess) return true;
     const now = Math.floor(Date.now() / 1000);
     const expiry = now + Math.ceil(this.ttlMs / 1000);
     // The row must exist before it is read FOR UPDATE: a lock on no row locks nothing, and two

@@ -8,7 +8,7 @@
  * loads run in one transaction, and a SQLite database file this run created is removed again on
  * failure: a failed command leaves the database as it was.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import {
   ConfigError, loadAuthentFile, loadClientConfig, loadLimitFile, loadRuleDirectory, loadServerConfig,
@@ -18,8 +18,8 @@ import type { Host } from '../model/host.js';
 import type { HostConfig } from '../model/host-config.js';
 import type { Rule } from '../model/rule.js';
 import { MaskedSecretError, restoreMaskedSecrets, SECRET_MASK, TASK_LISTS } from '../model/rule-secrets.js';
-import { openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
-import { hostTaskRegistry, RuleTaskError, validateRules, type TaskLogger } from '../tasks/index.js';
+import { filesCreatedByOpen, openStore, parseJdbcUrl, StoreError, type Store } from '../store/index.js';
+import { hostTaskRegistry, validateRules, type TaskLogger } from '../tasks/index.js';
 import { hostConfigFromSettings, limitsRow, mergeHostConfig } from './host-config.js';
 import { describe } from './lifecycle.js';
 
@@ -100,15 +100,9 @@ async function readInputs(opts: DatabaseToolOptions, config: ServerConfig | Clie
       onWarning: print,
       acceptsTaskType: (type) => registry.get(type) !== undefined,
     }).catch(fail);
-    // A rule using a task type this version cannot run is refused like a bad rule file.
-    try {
-      const checked = validateRules(rules, registry);
-      checked.warnings.forEach(print);
-      rules = checked.rules;
-    } catch (err) {
-      if (err instanceof RuleTaskError) fail(new Error(`${opts.ruleDir}: ${err.message}`));
-      throw err;
-    }
+    const checked = validateRules(rules, registry);
+    checked.warnings.forEach(print);
+    rules = checked.rules;
   }
   let hosts: Host[] = [];
   if (opts.authFile !== undefined) {
@@ -163,7 +157,7 @@ export async function runDatabaseTool(opts: DatabaseToolOptions): Promise<void> 
   } catch (err) {
     throw new DatabaseToolError(`needs a correct configuration file: ${config.file} <db>: ${describe(err)}`, 2);
   }
-  const newSqliteFile = settings.dialect === 'sqlite' && settings.filename !== ':memory:' && !existsSync(settings.filename) ? settings.filename : undefined;
+  const newFiles = filesCreatedByOpen(settings);
   let store: Store | undefined;
   let done = false;
   try {
@@ -178,9 +172,7 @@ export async function runDatabaseTool(opts: DatabaseToolOptions): Promise<void> 
   } finally {
     await store?.close().catch(() => undefined);
     // No half-made database: a SQLite file this run created goes away with the failure.
-    if (!done && newSqliteFile !== undefined) {
-      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(newSqliteFile + suffix, { force: true });
-    }
+    if (!done) for (const file of newFiles) rmSync(file, { force: true });
   }
 }
 

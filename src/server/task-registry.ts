@@ -1,9 +1,9 @@
 /**
  * The task types of a running server (tasks.md §11): at start, the plug-ins named in the
  * `extendTaskFactory` section are loaded into the registry the transfer engine uses, then every
- * rule the server will run (database or rule files of the no-database mode) is checked against it.
- * A rule using a type this version cannot run (FTP, S3*, ICAP, SNMP) stops the start with a message
- * naming the task and the rule, as a bad rule file does. The rule files of the no-database mode are
+ * rule the server will run (database or rule files of the no-database mode) is checked against it:
+ * a task of a type it does not run is reported with a warning naming the task and the rule. The
+ * rule files of the no-database mode are
  * read before the plug-ins are loaded, with every task type: here they keep what the registry runs
  * (plug-in types included) and lose unknown types with a warning, as a rule file load does.
  */
@@ -28,7 +28,9 @@ export class ServerTasks implements Component {
     const { store } = this.runtime;
     const checked = validateRules(await store.rules.list(), this.registry);
     checked.warnings.forEach((w) => log.warn(w));
-    if (store.dialect === 'none') for (const rule of checked.rules) await store.rules.upsert(rule);
+    // Rules read from files into this process (no-database mode) keep what the registry runs; rows
+    // of a database are not rewritten at start.
+    if (store.inProcess) for (const rule of checked.rules) await store.rules.upsert(rule);
   }
 
   describe(): string[] {

@@ -1,4 +1,4 @@
-import type { DialectName } from './jdbc-url.js';
+import type { DialectAdapter } from './dialects/adapter.js';
 
 // Conversions between driver values and model values. Each driver has its own habits (better-sqlite3
 // in safe-integer mode gives bigint for every integer, mysql2 gives BIGINT as strings and booleans
@@ -38,17 +38,17 @@ export function readText(v: unknown): string {
   return typeof v === 'string' ? v : String(v);
 }
 
-/** A boolean as the dialect stores it: PostgreSQL has a type, the others store 0/1. */
-export function writeBool(dialect: DialectName, b: boolean): boolean | number {
-  return dialect === 'postgresql' ? b : b ? 1 : 0;
+/** A boolean as the dialect stores it (PostgreSQL has a type, the others store 0/1). */
+export function writeBool(dialect: DialectAdapter, b: boolean): boolean | number {
+  return dialect.writeBool(b);
 }
 
 /**
  * A timestamp as the dialect stores it. The original writes local wall-clock time without zone
  * (database.md §2); pg and mysql2 already format a Date in local time, SQLite gets the text form.
  */
-export function writeTs(dialect: DialectName, d: Date): Date | string {
-  return dialect === 'sqlite' ? formatLocalTimestamp(d) : d;
+export function writeTs(dialect: DialectAdapter, d: Date): Date | string {
+  return dialect.writeTs(d);
 }
 
 /** A TIMESTAMP column value as a Date (text is read as local time). */

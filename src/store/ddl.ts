@@ -1,8 +1,8 @@
-import type { DialectName } from './jdbc-url.js';
+import type { DialectAdapter } from './dialects/adapter.js';
 
-// The original's schema (database.md §2, §3, §8.2) as data, rendered per dialect. Names are
-// unquoted upper case as the original creates them, except RANK on MariaDB/MySQL where it is a
-// reserved word in MySQL 8 (database.md §3.3 trap).
+// The original's schema (database.md §2, §3, §8.2) as data, rendered by the dialect's adapter
+// (dialects/: its types, quoting and defaults). Names are unquoted upper case as the original
+// creates them, except where a dialect must quote a reserved word (RANK on MariaDB/MySQL).
 
 /** Logical column types of the original (database.md §2). */
 export type LogicalType = 'KEY' | 'TEXT' | 'LONGTEXT' | 'CODE' | 'BOOL' | 'INT' | 'BIGINT' | 'BINARY' | 'TS';
@@ -107,73 +107,32 @@ export const SVC_INDEXES: readonly IndexSpec[] = [
   { name: 'SVC_IDX_REQUESTED', table: 'RUNNER', columns: ['REQUESTED', 'OWNERREQ', 'STARTTRANS'] },
 ];
 
-// TEXT instead of VARCHAR(8096) on MariaDB/MySQL: with today's utf8mb4 default, four VARCHAR(8096)
-// columns exceed the 65535-byte row limit and CREATE TABLE fails (the original only worked with
-// latin1 schemas). TEXT holds 65535 bytes, i.e. at least the 8096-character limit.
-const MYSQL_TYPES: Readonly<Record<LogicalType, string>> = {
-  KEY: 'VARCHAR(255)', TEXT: 'TEXT', LONGTEXT: 'TEXT', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
-  INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'VARBINARY(510)', TS: 'TIMESTAMP(3)',
-};
-
-const TYPES: Readonly<Record<DialectName, Readonly<Record<LogicalType, string>>>> = {
-  postgresql: {
-    KEY: 'VARCHAR(255)', TEXT: 'VARCHAR(8096)', LONGTEXT: 'VARCHAR(12288)', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
-    INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'BYTEA', TS: 'TIMESTAMP(3)',
-  },
-  mysql: MYSQL_TYPES,
-  mariadb: MYSQL_TYPES,
-  // SQLite keeps H2's declared types (informative only, SQLite is dynamically typed) except BLOB,
-  // which gives the key column the BLOB affinity.
-  sqlite: {
-    KEY: 'VARCHAR(255)', TEXT: 'VARCHAR(8096)', LONGTEXT: 'VARCHAR(12288)', CODE: 'CHAR(3)', BOOL: 'BOOLEAN',
-    INT: 'INTEGER', BIGINT: 'BIGINT', BINARY: 'BLOB', TS: 'TIMESTAMP(3)',
-  },
-};
-
-/** The SQL type of a logical type on a dialect. */
-export function sqlType(dialect: DialectName, type: LogicalType): string {
-  return TYPES[dialect][type];
-}
-
-/** A column name as it must appear in DDL on this dialect. */
-export function columnName(dialect: DialectName, name: string): string {
-  return (dialect === 'mysql' || dialect === 'mariadb') && name === 'RANK' ? '`RANK`' : name;
-}
-
-/** `DEFAULT` clause of the two RUNNER timestamps: local time, millisecond precision. */
-function tsDefault(dialect: DialectName): string {
-  return dialect === 'sqlite' ? "DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now', 'localtime'))" : 'DEFAULT CURRENT_TIMESTAMP(3)';
-}
-
 /** The full column definition (`NAME TYPE [NOT NULL] [DEFAULT ...]`). */
-export function columnDefinition(dialect: DialectName, column: ColumnSpec, primaryKey = false): string {
-  let def = `${columnName(dialect, column.name)} ${sqlType(dialect, column.type)}`;
+export function columnDefinition(dialect: DialectAdapter, column: ColumnSpec, primaryKey = false): string {
+  let def = `${dialect.columnName(column.name)} ${dialect.types[column.type]}`;
   if (primaryKey) return `${def} PRIMARY KEY`;
   if (!column.nullable) def += ' NOT NULL';
-  if (column.type === 'TS') def += ` ${tsDefault(dialect)}`;
+  if (column.type === 'TS') def += ` ${dialect.timestampDefault}`;
   return def;
 }
 
 /** `CREATE TABLE IF NOT EXISTS` for one table. */
-export function createTableSql(dialect: DialectName, table: TableSpec): string {
+export function createTableSql(dialect: DialectAdapter, table: TableSpec): string {
   const single = table.primaryKey.constraint === undefined && table.primaryKey.columns.length === 1 ? table.primaryKey.columns[0] : undefined;
   const parts = table.columns.map((c) => columnDefinition(dialect, c, c.name === single));
   if (single === undefined) {
-    parts.push(`CONSTRAINT ${table.primaryKey.constraint ?? `${table.name.toLowerCase()}_pk`} PRIMARY KEY (${table.primaryKey.columns.map((c) => columnName(dialect, c)).join(', ')})`);
+    parts.push(`CONSTRAINT ${table.primaryKey.constraint ?? `${table.name.toLowerCase()}_pk`} PRIMARY KEY (${table.primaryKey.columns.map((c) => dialect.columnName(c)).join(', ')})`);
   }
   return `CREATE TABLE IF NOT EXISTS ${table.name} (${parts.join(', ')})`;
 }
 
 /**
- * `CREATE INDEX`: with IF NOT EXISTS where the dialect has it; on MariaDB/MySQL the caller checks
- * information_schema first (MySQL has no IF NOT EXISTS for indexes).
+ * `CREATE INDEX`: with IF NOT EXISTS where the dialect has it; elsewhere (MariaDB/MySQL) the caller
+ * checks the catalogue first.
  */
-export function createIndexSql(dialect: DialectName, index: IndexSpec): string {
-  const ifNotExists = dialect === 'mysql' || dialect === 'mariadb' ? '' : 'IF NOT EXISTS ';
-  // TRANSFERINFO is too long for a MariaDB/MySQL index key, so a prefix is indexed there (the
-  // original's plain CREATE INDEX fails on it and the error is ignored).
-  const cols = index.columns.map((c) => ((dialect === 'mysql' || dialect === 'mariadb') && c === 'TRANSFERINFO' ? 'TRANSFERINFO(255)' : columnName(dialect, c)));
-  return `CREATE INDEX ${ifNotExists}${index.name} ON ${index.table} (${cols.join(', ')})`;
+export function createIndexSql(dialect: DialectAdapter, index: IndexSpec): string {
+  const ifNotExists = dialect.createIndexIfNotExists ? 'IF NOT EXISTS ' : '';
+  return `CREATE INDEX ${ifNotExists}${index.name} ON ${index.table} (${index.columns.map((c) => dialect.indexColumn(c)).join(', ')})`;
 }
 
 /** Minimum of the transfer-id sequence (database.md §3.7, §7). */

@@ -25,7 +25,7 @@ export interface ServerSettings {
   password?: string;
   /** True when the URL asks for TLS (`ssl=true`, `sslmode=require`, `useSSL=true`...). */
   ssl: boolean;
-  /** PostgreSQL only: the schema put first in `search_path` (`currentSchema` URL parameter). */
+  /** The `currentSchema` URL parameter: PostgreSQL puts it first in `search_path`; the others have no such parameter. */
   schema?: string;
   /** Pool size (database.md §1.3: 10 by default, at least 2). */
   maxConnections: number;
@@ -36,6 +36,11 @@ export interface ServerSettings {
 
 /** Everything needed to open a store; produced by {@link parseJdbcUrl}. */
 export type DbConnectionSettings = SqliteSettings | ServerSettings;
+
+/** The password of `settings` (a server's; the embedded database has none): masked in messages. */
+export function passwordOf(settings: DbConnectionSettings): string | undefined {
+  return 'password' in settings ? settings.password : undefined;
+}
 
 const DEFAULT_PORTS = { postgresql: 5432, mysql: 3306, mariadb: 3306 } as const;
 const DEFAULT_MAX_CONNECTIONS = 10;
@@ -53,7 +58,7 @@ const DEFAULT_MAX_CONNECTIONS = 10;
  */
 export function parseJdbcUrl(driver: string, url: string, user?: string, password?: string): DbConnectionSettings {
   const trimmed = url.trim();
-  const dialect = dialectOf(driver.trim().toLowerCase(), trimmed);
+  const dialect = detectDialect(driver.trim().toLowerCase(), trimmed);
   const credentials = { user: nonEmpty(user), password: nonEmpty(password) };
   switch (dialect) {
     case 'sqlite':
@@ -67,9 +72,11 @@ export function parseJdbcUrl(driver: string, url: string, user?: string, passwor
   }
 }
 
-type DetectedDialect = DialectName | 'h2' | 'oracle';
+/** A dialect a configuration may name: those the store speaks, and the original's H2 and Oracle. */
+export type DetectedDialect = DialectName | 'h2' | 'oracle';
 
-function dialectOf(driver: string, url: string): DetectedDialect {
+/** The dialect of a configured database: by URL scheme, else by the `dbdriver` substring rule. */
+export function detectDialect(driver: string, url: string): DetectedDialect {
   const scheme = /^jdbc:([a-z0-9]+):/i.exec(url)?.[1]?.toLowerCase() ?? /^([a-z0-9]+):\/\//i.exec(url)?.[1]?.toLowerCase();
   const byScheme = scheme === undefined ? undefined : SCHEMES[scheme];
   if (byScheme) return byScheme;
@@ -151,7 +158,7 @@ function serverSettings(dialect: 'postgresql' | 'mysql' | 'mariadb', url: string
   if (user !== undefined) settings.user = user;
   if (password !== undefined) settings.password = password;
   const schema = params.get('currentschema');
-  if (dialect === 'postgresql' && schema) settings.schema = schema;
+  if (schema) settings.schema = schema;
   return settings;
 }
 

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Connection } from './connect.js';
 import type { Database } from './db-types.js';
-import { columnDefinition, createIndexSql, createTableSql, INDEXES, sqlType, SVC_INDEXES, TABLES, type TableSpec } from './ddl.js';
+import { createIndexSql, createTableSql, INDEXES, SVC_INDEXES, TABLES, type TableSpec } from './ddl.js';
+import type { DialectAdapter } from './dialects/adapter.js';
 import { describeCause, StoreError } from './errors.js';
-import { listColumns, listIndexes, listTables } from './introspect.js';
-import type { DialectName } from './jdbc-url.js';
+import { passwordOf } from './jdbc-url.js';
 import { CURRENT_SCHEMA_VERSION, DEFAULT_SCHEMA_VERSION, compareVersions, othersWithVersion, versionFromOthers } from './schema-version.js';
 import { ensureSequence, initialSequenceValue, resetSequence, type Exec, type SequenceKind } from './sequence.js';
 
@@ -28,32 +28,12 @@ export interface UpgradeResult {
   initialised: boolean;
 }
 
-const MYSQL_LIKE = (d: DialectName): boolean => d === 'mysql' || d === 'mariadb';
-
 /**
- * Runs `work` so that a failure leaves no new object behind: inside one transaction where DDL is
- * transactional (PostgreSQL, SQLite); on MariaDB/MySQL, where every DDL statement commits, by
- * dropping afterwards whatever table or sequence did not exist before.
+ * Runs `work` so that a failure leaves no new object behind (the adapter's way: one transaction
+ * where DDL is transactional, dropping what is new afterwards where every DDL statement commits).
  */
-async function atomically<T>(conn: Connection, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-  const { db, settings } = conn;
-  if (!MYSQL_LIKE(settings.dialect)) return db.transaction().execute(work);
-  const before = await listTables(db as Kysely<unknown>, settings.dialect);
-  try {
-    return await work(db);
-  } catch (err) {
-    const after = await listTables(db as Kysely<unknown>, settings.dialect).catch(() => new Set<string>());
-    await conn.tableNames.refresh(db).catch(() => undefined);
-    for (const name of after) {
-      if (before.has(name)) continue;
-      const stored = conn.tableNames.get(name);
-      const kind = name === 'runseq' ? 'SEQUENCE' : 'TABLE';
-      await sql.raw(`DROP ${kind} IF EXISTS \`${stored}\``).execute(db).catch(() => undefined);
-    }
-    throw err;
-  } finally {
-    await conn.tableNames.refresh(db).catch(() => undefined);
-  }
+function atomically<T>(conn: Connection, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  return conn.dialect.atomically(conn.db, conn.tableNames, work);
 }
 
 function executor(db: Kysely<Database>, onStatement?: (s: string) => void): Exec {
@@ -64,8 +44,8 @@ function executor(db: Kysely<Database>, onStatement?: (s: string) => void): Exec
 }
 
 /** Version recorded for `hostId`, or 1.1.0 when HOSTCONFIG, the row or the element is missing. */
-export async function readSchemaVersion(db: Kysely<Database>, dialect: DialectName, hostId: string): Promise<string> {
-  const tables = await listTables(db as Kysely<unknown>, dialect);
+export async function readSchemaVersion(db: Kysely<Database>, dialect: DialectAdapter, hostId: string): Promise<string> {
+  const tables = await dialect.listTables(db);
   if (!tables.has('hostconfig')) return DEFAULT_SCHEMA_VERSION;
   const row = await db.selectFrom('hostconfig').select('others').where('hostid', '=', hostId).executeTakeFirst();
   return row ? versionFromOthers(row.others) : DEFAULT_SCHEMA_VERSION;
@@ -87,8 +67,8 @@ async function recordVersion(db: Kysely<Database>, hostId: string, onStatement?:
 }
 
 /** Creates the missing indexes of database.md §3 and the svc-only ones (ddl.ts SVC_INDEXES). */
-async function createIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
-  const existing = MYSQL_LIKE(dialect) ? await listIndexes(db as Kysely<unknown>, dialect) : new Set<string>();
+async function createIndexes(db: Kysely<Database>, dialect: DialectAdapter, exec: Exec): Promise<void> {
+  const existing = dialect.createIndexIfNotExists ? new Set<string>() : await dialect.listIndexes(db);
   for (const index of [...INDEXES, ...SVC_INDEXES]) if (!existing.has(index.name.toLowerCase())) await exec(createIndexSql(dialect, index));
 }
 
@@ -96,15 +76,15 @@ async function createIndexes(db: Kysely<Database>, dialect: DialectName, exec: E
  * The svc-only indexes missing from a schema already at the current version (a database made by the
  * original's tools or by an older svc-r66): created at start, each in its own statement.
  */
-async function createMissingSvcIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
-  const existing = await listIndexes(db as Kysely<unknown>, dialect);
+async function createMissingSvcIndexes(db: Kysely<Database>, dialect: DialectAdapter, exec: Exec): Promise<void> {
+  const existing = await dialect.listIndexes(db);
   for (const index of SVC_INDEXES) {
     if (existing.has(index.name.toLowerCase())) continue;
     try {
       await exec(createIndexSql(dialect, index));
     } catch (err) {
       // Cluster members starting together: another one may have just created it.
-      if (!(await listIndexes(db as Kysely<unknown>, dialect)).has(index.name.toLowerCase())) throw err;
+      if (!(await dialect.listIndexes(db)).has(index.name.toLowerCase())) throw err;
     }
   }
 }
@@ -116,12 +96,12 @@ async function createMissingSvcIndexes(db: Kysely<Database>, dialect: DialectNam
  * Returns the sequence kind now in use.
  */
 export async function createSchema(conn: Connection, opts: InitSchemaOptions): Promise<SequenceKind> {
-  const { dialect } = conn.settings;
+  const { dialect } = conn;
   validateHostId(opts.hostId);
   try {
     return await atomically(conn, async (db) => {
       const exec = executor(db, opts.onStatement);
-      const existing = await listTables(db as Kysely<unknown>, dialect);
+      const existing = await dialect.listTables(db);
       const previousVersion = existing.has('runner') ? await readSchemaVersion(db, dialect, opts.hostId) : CURRENT_SCHEMA_VERSION;
       for (const table of TABLES) {
         await exec(createTableSql(dialect, table));
@@ -131,13 +111,11 @@ export async function createSchema(conn: Connection, opts: InitSchemaOptions): P
         await upgradeTables(db, dialect, previousVersion, exec);
       }
       await createIndexes(db, dialect, exec);
-      let kind = await ensureSequence(exec, dialect, existing, initialSequenceValue());
-      if (MYSQL_LIKE(dialect)) {
-        await conn.tableNames.refresh(db);
-        kind = conn.tableNames.has('runseq') ? 'sequence' : 'table';
-      }
+      const kind = await ensureSequence(exec, dialect, existing, initialSequenceValue());
+      // -minimalSeq names the sequence as stored (MariaDB/MySQL keep the case of the new objects).
+      await dialect.refreshStoredNames(db, conn.tableNames);
       await recordVersion(db, opts.hostId, opts.onStatement);
-      if (opts.minimalSeq !== undefined) await resetSequence(exec, dialect, kind, conn.tableNames, opts.minimalSeq);
+      if (opts.minimalSeq !== undefined) await resetSequence(exec, kind, conn.tableNames, opts.minimalSeq);
       return kind;
     });
   } catch (err) {
@@ -158,7 +136,7 @@ function validateHostId(hostId: string): void {
 }
 
 function secretOf(conn: Connection): string | undefined {
-  return conn.settings.dialect === 'sqlite' ? undefined : conn.settings.password;
+  return passwordOf(conn.settings);
 }
 
 /**
@@ -166,9 +144,9 @@ function secretOf(conn: Connection): string | undefined {
  * reports `initialised: false` when the tables do not exist. All or nothing like creation.
  */
 export async function upgradeSchema(conn: Connection, hostId: string, onStatement?: (s: string) => void): Promise<UpgradeResult> {
-  const { dialect } = conn.settings;
+  const { dialect } = conn;
   const from = await readSchemaVersion(conn.db, dialect, hostId);
-  const tables = await listTables(conn.db as Kysely<unknown>, dialect);
+  const tables = await dialect.listTables(conn.db);
   if (compareVersions(from, CURRENT_SCHEMA_VERSION) >= 0) {
     if (tables.has('runner')) {
       try {
@@ -185,7 +163,7 @@ export async function upgradeSchema(conn: Connection, hostId: string, onStatemen
       const exec = executor(db, onStatement);
       await upgradeTables(db, dialect, from, exec);
       await createIndexes(db, dialect, exec);
-      await ensureSequence(exec, dialect, await listTables(db as Kysely<unknown>, dialect), initialSequenceValue());
+      await ensureSequence(exec, dialect, await dialect.listTables(db), initialSequenceValue());
       await recordVersion(db, hostId, onStatement);
     });
   } catch (err) {
@@ -201,61 +179,34 @@ const table = (name: string): TableSpec => {
 };
 
 /** The DDL steps of database.md §8.3 for a schema at version `from` (probes = column checks). */
-async function upgradeTables(db: Kysely<Database>, dialect: DialectName, from: string, exec: Exec): Promise<void> {
-  const tables = await listTables(db as Kysely<unknown>, dialect);
+async function upgradeTables(db: Kysely<Database>, dialect: DialectAdapter, from: string, exec: Exec): Promise<void> {
+  const tables = await dialect.listTables(db);
   if (compareVersions(from, '2.4.13') <= 0 && !tables.has('hostconfig')) {
     await exec(createTableSql(dialect, table('HOSTCONFIG')));
   }
   if (compareVersions(from, '2.4.17') <= 0) {
-    const columns = await listColumns(db as Kysely<unknown>, dialect, 'RUNNER');
-    if (!columns.has('transferinfo')) await addColumn(exec, dialect, 'RUNNER', 'TRANSFERINFO', sqlType(dialect, 'TEXT'), "'{}'");
+    const columns = await dialect.listColumns(db, 'RUNNER');
+    if (!columns.has('transferinfo')) await execAll(exec, dialect.addColumnSql('RUNNER', 'TRANSFERINFO', dialect.types.TEXT, "'{}'"));
   }
   if (compareVersions(from, '2.4.23') <= 0) {
-    const columns = await listColumns(db as Kysely<unknown>, dialect, 'HOSTS');
-    const t = dialect === 'postgresql' ? 'TRUE' : '1';
-    const f = dialect === 'postgresql' ? 'FALSE' : '0';
-    if (!columns.has('isactive')) await addColumn(exec, dialect, 'HOSTS', 'ISACTIVE', sqlType(dialect, 'BOOL'), t);
-    if (!columns.has('isproxified')) await addColumn(exec, dialect, 'HOSTS', 'ISPROXIFIED', sqlType(dialect, 'BOOL'), f);
+    const columns = await dialect.listColumns(db, 'HOSTS');
+    if (!columns.has('isactive')) await execAll(exec, dialect.addColumnSql('HOSTS', 'ISACTIVE', dialect.types.BOOL, dialect.booleanLiteral(true)));
+    if (!columns.has('isproxified')) await execAll(exec, dialect.addColumnSql('HOSTS', 'ISPROXIFIED', dialect.types.BOOL, dialect.booleanLiteral(false)));
   }
   if (compareVersions(from, '3.0.4') < 0) {
-    // Retyping covers the 2.4.25 step (FILENAME/ORIGINALNAME) too. SQLite is dynamically typed:
-    // there is nothing to retype, and no SQLite schema of the original ever existed.
-    if (dialect !== 'sqlite') {
-      for (const spec of TABLES) await retypeTable(exec, dialect, spec);
-    }
+    // Retyping covers the 2.4.25 step (FILENAME/ORIGINALNAME) too.
+    for (const spec of TABLES) await execAll(exec, dialect.retypeSql(spec));
     await dropOldIndexes(db, dialect, exec);
   }
 }
 
-async function addColumn(exec: Exec, dialect: DialectName, tableName: string, column: string, type: string, defaultValue: string): Promise<void> {
-  if (MYSQL_LIKE(dialect)) {
-    // MySQL < 8.0.13 refuses a DEFAULT on TEXT: add, fill, no default kept.
-    await exec(`ALTER TABLE ${tableName} ADD ${column} ${type} NOT NULL`);
-    await exec(`UPDATE ${tableName} SET ${column} = ${defaultValue}`);
-  } else {
-    await exec(`ALTER TABLE ${tableName} ADD ${column} ${type} DEFAULT ${defaultValue} NOT NULL`);
-  }
+async function execAll(exec: Exec, statements: readonly string[]): Promise<void> {
+  for (const statement of statements) await exec(statement);
 }
 
-async function retypeTable(exec: Exec, dialect: DialectName, spec: TableSpec): Promise<void> {
-  for (const column of spec.columns) {
-    if (dialect === 'postgresql') {
-      // PostgreSQL keeps the nullability it had (database.md §2: NOT NULL is not added there).
-      await exec(`ALTER TABLE ${spec.name} ALTER COLUMN ${column.name} TYPE ${sqlType(dialect, column.type)}`);
-    } else {
-      // MODIFY restates the whole definition; RULES columns stay nullable (see compatibility.md).
-      const isKey = spec.primaryKey.columns.includes(column.name);
-      const def = columnDefinition(dialect, { ...column, nullable: isKey ? false : column.nullable });
-      await exec(`ALTER TABLE ${spec.name} MODIFY ${def}`);
-    }
-  }
-}
-
-async function dropOldIndexes(db: Kysely<Database>, dialect: DialectName, exec: Exec): Promise<void> {
-  const indexes = await listIndexes(db as Kysely<unknown>, dialect);
+async function dropOldIndexes(db: Kysely<Database>, dialect: DialectAdapter, exec: Exec): Promise<void> {
+  const indexes = await dialect.listIndexes(db);
   for (const name of ['idx_runner', 'gist_followid_idx']) {
-    if (!indexes.has(name)) continue;
-    if (MYSQL_LIKE(dialect)) await exec(`DROP INDEX ${name.toUpperCase()} ON RUNNER`);
-    else await exec(`DROP INDEX IF EXISTS ${name.toUpperCase()}`);
+    if (indexes.has(name)) await exec(dialect.dropIndexSql(name.toUpperCase(), 'RUNNER'));
   }
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { connect, type Connection } from './connect.js';
 import type { Database } from './db-types.js';
 import { StoreError } from './errors.js';
-import { listTables } from './introspect.js';
+import type { DialectAdapter } from './dialects/adapter.js';
 import type { DbConnectionSettings, DialectName } from './jdbc-url.js';
 import type { QueryShapes } from './query-shapes.js';
 import { SqlHostConfigRepository } from './repositories/host-configs.js';
@@ -33,8 +33,13 @@ export interface TransactionScope extends Repositories {
 
 /** An open database: one repository per table, schema management, id generation. */
 export interface Store extends Repositories {
-  /** `'none'` for the no-database mode (see openNoDatabaseStore). */
+  /** `'none'` for the no-database mode (see openNoDatabaseStore); for messages, not for branching. */
   readonly dialect: DialectName | 'none';
+  /**
+   * True when the rows live in this process only (the no-database mode): no other process shares
+   * them, so this process may rewrite them at will and holds every lease alone.
+   */
+  readonly inProcess: boolean;
   /** initdb (database.md §8.2): create what is missing, upgrade, -minimalSeq; all or nothing. */
   initSchema(opts: InitSchemaOptions): Promise<void>;
   /** -upgradeDb / autoUpgrade (database.md §8.3) for `hostId` (default: the store's host id). */
@@ -71,7 +76,7 @@ export async function openStore(settings: DbConnectionSettings, opts: OpenStoreO
   return new SqlStore(conn, opts);
 }
 
-function repositories(db: Kysely<Database>, dialect: DialectName, shapes?: QueryShapes): Repositories {
+function repositories(db: Kysely<Database>, dialect: DialectAdapter, shapes?: QueryShapes): Repositories {
   const ctx = { db, dialect, shapes };
   return {
     hosts: new SqlHostRepository(ctx),
@@ -85,6 +90,7 @@ function repositories(db: Kysely<Database>, dialect: DialectName, shapes?: Query
 
 class SqlStore implements Store {
   readonly dialect: DialectName;
+  readonly inProcess = false;
   readonly hosts;
   readonly rules;
   readonly runner;
@@ -96,8 +102,8 @@ class SqlStore implements Store {
   private readonly idBlock = new IdBlock((n) => this.nextTransferIds(n));
 
   constructor(private readonly conn: Connection, private readonly opts: OpenStoreOptions) {
-    this.dialect = conn.settings.dialect;
-    const repos = repositories(conn.db, this.dialect, conn.shapes);
+    this.dialect = conn.dialect.name;
+    const repos = repositories(conn.db, conn.dialect, conn.shapes);
     this.hosts = repos.hosts;
     this.rules = repos.rules;
     this.runner = repos.runner;
@@ -120,11 +126,11 @@ class SqlStore implements Store {
   }
 
   schemaVersion(hostId?: string): Promise<string> {
-    return readSchemaVersion(this.conn.db, this.dialect, this.ownHost(hostId));
+    return readSchemaVersion(this.conn.db, this.conn.dialect, this.ownHost(hostId));
   }
 
   async isInitialised(): Promise<boolean> {
-    const tables = await listTables(this.conn.db as Kysely<unknown>, this.dialect);
+    const tables = await this.conn.dialect.listTables(this.conn.db);
     return tables.has('runner') && tables.has('hosts') && tables.has('rules');
   }
 
@@ -133,12 +139,12 @@ class SqlStore implements Store {
   }
 
   async nextTransferIds(n: number): Promise<bigint[]> {
-    return nextIds(this.conn.db, this.dialect, await this.kind(), this.conn.tableNames, false, n);
+    return nextIds(this.conn.db, this.conn.dialect, await this.kind(), this.conn.tableNames, false, n);
   }
 
   async resetTransferIdSequence(value: bigint): Promise<void> {
     try {
-      await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, this.dialect, await this.kind(), this.conn.tableNames, value);
+      await resetSequence(async (s) => { await sql.raw(s).execute(this.conn.db); }, await this.kind(), this.conn.tableNames, value);
     } finally {
       this.idBlock.clear();
     }
@@ -148,9 +154,9 @@ class SqlStore implements Store {
     const kind = await this.kind();
     return this.conn.db.transaction().execute(async (trx) => {
       const scope: TransactionScope = {
-        ...repositories(trx, this.dialect, this.conn.shapes),
-        nextTransferId: () => nextId(trx, this.dialect, kind, this.conn.tableNames, true),
-        nextTransferIds: (n) => nextIds(trx, this.dialect, kind, this.conn.tableNames, true, n),
+        ...repositories(trx, this.conn.dialect, this.conn.shapes),
+        nextTransferId: () => nextId(trx, this.conn.dialect, kind, this.conn.tableNames, true),
+        nextTransferIds: (n) => nextIds(trx, this.conn.dialect, kind, this.conn.tableNames, true, n),
       };
       return fn(scope);
     });
@@ -171,7 +177,7 @@ class SqlStore implements Store {
   /** Which sequence object this database uses, looked up once. */
   private async kind(): Promise<SequenceKind> {
     if (this.sequenceKind) return this.sequenceKind;
-    const tables = await listTables(this.conn.db as Kysely<unknown>, this.dialect);
+    const tables = await this.conn.dialect.listTables(this.conn.db);
     if (tables.has('runseq')) this.sequenceKind = 'sequence';
     else if (tables.has('sequences')) this.sequenceKind = 'table';
     else throw new StoreError(`database ${this.conn.settings.displayUrl}: no transfer id sequence (RUNSEQ): run initdb`);

@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, loadClientConfig, loadServerConfig, type DbConfig, type ServerConfig } from '../../config/index.js';
 import type { TransferRecord } from '../../model/transfer.js';
-import { CURRENT_SCHEMA_VERSION, openStore, othersWithVersion, parseJdbcUrl, redactUrl, StoreError, type Store } from '../../store/index.js';
+import { configuredDatabase, CURRENT_SCHEMA_VERSION, openStore, othersWithVersion, parseJdbcUrl, redactUrl, StoreError, type Store } from '../../store/index.js';
 import type { CsvRecord } from './csv.js';
 import { DbSectionError, exists, hasDbSection, originalText, pointDbSection } from './db-section.js';
 import { chooseH2Jar, findH2Jars, H2ReadError, javaRunner, locateH2, readH2, type H2Content, type H2Table, type JavaRunner } from './h2-reader.js';
@@ -222,17 +222,22 @@ async function migrateClient(opts: MigrationOptions, serverDb: DbConfig, report:
   } catch (err) {
     throw new MigrationError(`cannot read the Java client configuration: ${describe(err)}`, 2);
   }
-  if (client.db?.dialect !== 'h2') {
+  if (client.db === null || !isJavaEmbeddedFile(client.db)) {
     report.files.push(`${file}: <db> ${client.db?.driver ?? 'none'}: unchanged`);
     return;
   }
-  if (serverDb.dialect !== 'h2') {
+  if (!isJavaEmbeddedFile(serverDb)) {
     report.files.push(`${file}: <db> is H2 while server.xml is not: point it at ${redactUrl(serverDb.server)} by hand`);
     return;
   }
   const target = defaultSqliteFile(opts.serverXml);
   if (!opts.dryRun) await pointDbSection(file, text, 'sqlite', `jdbc:sqlite:${target}`, `was ${client.db.driver} ${redactUrl(client.db.server)}: moved by svc-r66server migrate, the Java file is ${file}.bak`);
   report.files.push(`${file}: <db> ${opts.dryRun ? 'would be' : 'now'} jdbc:sqlite:${target}${opts.dryRun ? '' : ` (Java original kept as ${file}.bak)`}`);
+}
+
+/** The Java original's H2 file (svc-r66 copies it into SQLite), as opposed to a database both open. */
+function isJavaEmbeddedFile(db: DbConfig): boolean {
+  return configuredDatabase(db.driver, db.server).javaEmbeddedFile;
 }
 
 export async function migrateHost(opts: MigrationOptions): Promise<MigrationReport> {
@@ -244,19 +249,19 @@ export async function migrateHost(opts: MigrationOptions): Promise<MigrationRepo
   const db = config.db;
   if (db === null) throw new MigrationError(`${serverXml}: no <db> section (no-database mode): there is no database to migrate; start svc-r66server as it is`, 1);
   const report: MigrationReport = {
-    hostId: config.hostId, dryRun: opts.dryRun, source: '', target: '', inPlace: db.dialect !== 'h2', tables: [], inFlight: 0,
+    hostId: config.hostId, dryRun: opts.dryRun, source: '', target: '', inPlace: !isJavaEmbeddedFile(db), tables: [], inFlight: 0,
     ignored: [...config.warnings],
     files: [], next: [],
   };
   try {
-    if (db.dialect === 'h2') {
+    if (isJavaEmbeddedFile(db)) {
       const target = defaultSqliteFile(serverXml);
       if ((fromBackup || (await exists(target))) && !opts.force) {
         throw new MigrationError(`this host was already migrated (${fromBackup ? `${serverXml}.bak` : target} exists): run again with -force to redo it from the Java files (${target} is then replaced)`, 1);
       }
       report.files.push(`${serverXml}: <db> would be jdbc:sqlite:${target}`);
       await fromH2(o, config, db, text, report);
-    } else if (db.dialect === 'sqlite') {
+    } else if (configuredDatabase(db.driver, db.server).svcEmbeddedFile) {
       throw new MigrationError(`${serverXml} already uses svc's SQLite database (${db.server}): nothing to migrate`, 1);
     } else {
       await inPlace(o, config, db, report);

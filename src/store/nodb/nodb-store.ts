@@ -72,6 +72,7 @@ export async function openNoDatabaseStore(source: NoDatabaseSource, opts: NoData
   const scope: TransactionScope = { ...repos, nextTransferId: async () => guid.next(), nextTransferIds: nextIds };
   return {
     dialect: 'none',
+    inProcess: true,
     ...repos,
     initSchema: async () => undefined,
     upgradeSchema: async () => ({ from: CURRENT_SCHEMA_VERSION, to: CURRENT_SCHEMA_VERSION, initialised: true }),

@@ -1,13 +1,13 @@
-import { sql, type InsertObject, type Kysely } from 'kysely';
+import type { InsertObject, Kysely } from 'kysely';
 import type { Database } from '../db-types.js';
 import { isDuplicateKey, StoreError } from '../errors.js';
-import type { DialectName } from '../jdbc-url.js';
+import type { DialectAdapter } from '../dialects/adapter.js';
 import type { QueryShapes } from '../query-shapes.js';
 
-/** What a repository needs: the Kysely handle (the pool, or a transaction) and the dialect. */
+/** What a repository needs: the Kysely handle (the pool, or a transaction) and the dialect's adapter. */
 export interface RepoContext {
   db: Kysely<Database>;
-  dialect: DialectName;
+  dialect: DialectAdapter;
   /** Compiled SQL of the hot statements, shared by the pool and its transactions. */
   shapes?: QueryShapes;
 }
@@ -25,18 +25,13 @@ export async function insertRow<T extends TableName>(ctx: RepoContext, table: T,
 }
 
 /**
- * Insert, or replace every non-key column when the key exists, in one statement:
- * ON CONFLICT on PostgreSQL/SQLite, ON DUPLICATE KEY UPDATE on MariaDB/MySQL.
+ * Insert, or replace every non-key column when the key exists, in one statement (ON CONFLICT, or
+ * ON DUPLICATE KEY UPDATE on MariaDB/MySQL: the dialect's adapter writes it).
  */
 export async function upsertRow<T extends TableName>(ctx: RepoContext, table: T, row: InsertObject<Database, T>, keys: readonly string[]): Promise<void> {
   const values = row as Record<string, unknown>;
   const updates = Object.fromEntries(Object.entries(values).filter(([k]) => !keys.includes(k)));
-  const insert = ctx.db.insertInto(table).values(row);
-  if (ctx.dialect === 'mysql' || ctx.dialect === 'mariadb') {
-    await insert.onDuplicateKeyUpdate(updates as never).execute();
-  } else {
-    await insert.onConflict((oc) => oc.columns(keys as never).doUpdateSet(updates as never)).execute();
-  }
+  await ctx.dialect.onKeyConflictUpdate(ctx.db.insertInto(table).values(row), keys, updates).execute();
 }
 
 /** Rows per multi-row upsert: 500 x 10 columns stays far below every driver's parameter limit. */
@@ -53,11 +48,7 @@ export async function upsertRows<T extends TableName>(ctx: RepoContext, table: T
   const columns = Object.keys(first).filter((k) => !keys.includes(k));
   for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
     const insert = ctx.db.insertInto(table).values(rows.slice(i, i + UPSERT_BATCH) as never);
-    if (ctx.dialect === 'mysql' || ctx.dialect === 'mariadb') {
-      await insert.onDuplicateKeyUpdate(Object.fromEntries(columns.map((c) => [c, sql`VALUES(${sql.ref(c)})`])) as never).execute();
-    } else {
-      await insert.onConflict((oc) => oc.columns(keys as never).doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)).execute();
-    }
+    await ctx.dialect.onKeyConflictUpdate(insert, keys, Object.fromEntries(columns.map((c) => [c, ctx.dialect.insertedValue(c)]))).execute();
   }
 }
 

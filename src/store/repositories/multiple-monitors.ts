@@ -16,8 +16,7 @@ export class SqlMultipleMonitorRepository implements MultipleMonitorRepository {
 
   async getForUpdate(hostId: string): Promise<MultipleMonitor | undefined> {
     const q = this.ctx.db.selectFrom('multiplemonitor').selectAll().where('hostid', '=', hostId);
-    // SQLite has no FOR UPDATE: a write transaction there already excludes other writers.
-    const row = await (this.ctx.dialect === 'sqlite' ? q : q.forUpdate()).executeTakeFirst();
+    const row = await this.ctx.dialect.lockForUpdate(q).executeTakeFirst();
     return row ? fromRow(row) : undefined;
   }
 
@@ -25,8 +24,7 @@ export class SqlMultipleMonitorRepository implements MultipleMonitorRepository {
     const insert = this.ctx.db.insertInto('multiplemonitor').values({ countconfig: m.countConfig, counthost: m.countHost, countrule: m.countRule, hostid: m.hostId });
     // ON CONFLICT DO NOTHING / INSERT IGNORE: a duplicate is no error (a failed statement would
     // abort a PostgreSQL transaction around it).
-    const q = this.ctx.dialect === 'mysql' || this.ctx.dialect === 'mariadb' ? insert.ignore() : insert.onConflict((oc) => oc.column('hostid').doNothing());
-    return affectedInserts(await q.executeTakeFirst()) > 0;
+    return affectedInserts(await this.ctx.dialect.ignoreDuplicate(insert, ['hostid']).executeTakeFirst()) > 0;
   }
 
   async upsert(m: MultipleMonitor): Promise<void> {

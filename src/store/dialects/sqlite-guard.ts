@@ -16,7 +16,7 @@
  * REST requests are refused with that message while the process stays up and can stop cleanly.
  */
 import { accessSync, closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, type Stats } from 'node:fs';
-import { StoreError } from './errors.js';
+import { StoreError } from '../errors.js';
 
 /** Listeners told of every guard's failure (the server logs it once, as an error). */
 const faultListeners = new Set<(err: StoreError) => void>();
