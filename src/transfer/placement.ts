@@ -10,7 +10,8 @@ import path from 'node:path';
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import { isSendMode, isThroughMode, type Rule, type TransferMode } from '../model/rule.js';
-import { fileErrorText, R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
+import { fileErrorText } from '../net/errors.js';
 import { resolvePolicyFile } from '../fs/file-policy.js';
 import { PathNotAllowedError } from '../fs/safe-path.js';
 import type { CreateOptions, TransferFileSystem, TransferStorage } from './file/storage.js';
@@ -52,11 +53,11 @@ export function baseName(name: string): string {
 }
 
 function notFound(name: string, why = 'does not exist'): R66Error {
-  return new R66Error(`File not found: ${name} ${why}`, ErrorCode.FileNotFound);
+  return new R66Error(ErrorCode.FileNotFound, `File not found: ${name} ${why}`);
 }
 
 function notAllowed(err: PathNotAllowedError): R66Error {
-  return new R66Error(err.message, ErrorCode.FileNotAllowed);
+  return new R66Error(ErrorCode.FileNotAllowed, err.message);
 }
 
 /**
@@ -148,7 +149,7 @@ export async function ensureDirectory(files: TransferFileSystem, dir: string): P
     await files.makeDirectory(dir);
   } catch (err) {
     // The partner may read this text: no server path (issue 21).
-    throw new R66Error(`cannot create directory ${path.basename(dir)}: ${fileErrorText(err as NodeJS.ErrnoException)}`, ErrorCode.Internal);
+    throw new R66Error(ErrorCode.Internal, `cannot create directory ${path.basename(dir)}: ${fileErrorText(err as NodeJS.ErrnoException)}`);
   }
 }
 
@@ -189,13 +190,13 @@ export async function moveToFinal(files: TransferFileSystem, from: string, to: s
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') {
       // Names only: the partner reads this text, and server paths are not its business (issue 21).
-      throw new R66Error(`cannot move ${path.basename(from)} to ${path.basename(to)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, ErrorCode.FinalOp);
+      throw new R66Error(ErrorCode.FinalOp, `cannot move ${path.basename(from)} to ${path.basename(to)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     try {
       await files.copy(from, to);
       await files.remove(from);
     } catch (copyErr) {
-      throw new R66Error(`cannot copy ${path.basename(from)} to ${path.basename(to)}: ${fileErrorText(copyErr as NodeJS.ErrnoException)}`, ErrorCode.FinalOp);
+      throw new R66Error(ErrorCode.FinalOp, `cannot copy ${path.basename(from)} to ${path.basename(to)}: ${fileErrorText(copyErr as NodeJS.ErrnoException)}`);
     }
   }
 }

@@ -9,10 +9,10 @@ import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
-import { R66Error, RemoteError } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import {
-  allowsFileInfoInChange, createR66Digest, encodeValidCommand, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
+  allowsFileInfoInChange, createR66Digest, encodeValidCommand, errorOfPacket, negotiateBlockSize, newJsonCommand, PacketType, requestEncodingFor, type RequestPacket,
 } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
 import { runningKey, type EngineCore } from './core.js';
@@ -171,7 +171,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     // A receiver has nothing to do until the answer; a sender waits longer at EndTransfer (runSender()).
     if (!s.isSender) s.signals?.waiting?.();
     const answer = await awaitAnswer(s, 'the Request answer');
-    if (answer.kind === 'error') throw new RemoteError(answer.message, answer.code);
+    if (answer.kind === 'error') throw errorOfPacket(answer);
     if (answer.kind !== 'request' || answer.way !== 1) throw unexpected(answer, 'the Request answer');
     if (answer.code !== ErrorCode.InitOk) {
       if (answer.code === ErrorCode.QueryStillRunning) {
@@ -179,7 +179,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
         await s.row.set({ infoStatus: answer.code });
         return s.outcome(answer.code, `transfer ${r.specialId} is still running on ${s.partner.hostId}`);
       }
-      throw new RemoteError(`Request refused by ${s.partner.hostId}: ${answer.code.meaning}`, answer.code);
+      throw new R66Error(answer.code, `Request refused by ${s.partner.hostId}: ${answer.code.meaning}`, { fromPartner: true });
     }
     r.blockSize = negotiateBlockSize(answer.blockSize, core.limits.blockSize);
     r.rank = Math.min(r.rank, answer.rank);
@@ -201,7 +201,7 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     if (s.isSender) {
       if (s.record.globalLastStep < TaskStep.POSTTASK && s.through === null) {
         if (s.file === null && lookAfter) s.file = (await senderFile(core, s.dirs, r)).path;
-        if (s.file === null) throw new R66Error('no file to send after the pre-tasks', ErrorCode.FileNotFound);
+        if (s.file === null) throw new R66Error(ErrorCode.FileNotFound, 'no file to send after the pre-tasks');
         // Only pre-tasks can have changed the file since runRequester's stat: without any, no new stat.
         const realSize = s.file !== fileBefore || s.hasTasks('pre') ? await sizeAfterPreTasks(core.files, s.file) : s.size;
         if (s.file !== fileBefore || realSize !== s.size || (Number(answer.length) !== realSize && realSize > 0)) {

@@ -10,7 +10,7 @@
 import { compress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
 import { TaskStep } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
 import { awaitAnswer } from './answer-wait.js';
@@ -171,7 +171,7 @@ async function pumpData(s: TransferSession): Promise<string> {
     // The watcher still waits for the next packet: hand it back to the conversation.
     s.pendingPacket = watch.then(() => {
       const p = peer as Packet | Error | null;
-      if (p === null) throw new R66Error('channel ended', ErrorCode.Disconnection);
+      if (p === null) throw new R66Error(ErrorCode.Disconnection, 'channel ended');
       if (p instanceof Error) throw p;
       return p;
     });
@@ -197,7 +197,7 @@ async function openReader(s: TransferSession, blockSize: number, room: number): 
     await reader?.close();
   }
   const source = s.through !== null && 'source' in s.through ? s.through.source : null;
-  if (s.file === null && source === null) throw new R66Error('no file to send', ErrorCode.FileNotFound);
+  if (s.file === null && source === null) throw new R66Error(ErrorCode.FileNotFound, 'no file to send');
   if (source !== null) return new BlockReader(new StreamSource(source), blockSize, room, position, -1);
   return BlockReader.open(s.core.files, s.file as string, blockSize, room, position, s.size);
 }

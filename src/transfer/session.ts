@@ -11,11 +11,12 @@ import { TaskStep, type TransferRecord } from '../model/transfer.js';
 import type { LocalChannel } from '../net/channel.js';
 import type { BlockReader } from './block-reader.js';
 import type { TransferStorage } from './file/storage.js';
-import { fileErrorText, R66Error, RemoteError } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
+import { fileErrorText, R66Error as LegacyR66Error } from '../net/errors.js';
 import { reportFdExhaustion } from '../net/fd-limit.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
-import { CANCELED_TRANSFER_MESSAGE, encodeValidCommand, errorPacket, PacketType, parseStoppedRank, stoppedTransferMessage, type Packet } from '../protocol/index.js';
+import { encodeValidCommand, errorPacket, errorPacketOf, PacketType, parseStoppedRank, type Packet } from '../protocol/index.js';
 import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type TaskListStep } from '../tasks/index.js';
 import type { EngineCore } from './core.js';
 import { isDatabaseUnavailable } from '../store/index.js';
@@ -25,8 +26,8 @@ import type { SessionShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
 import type { AttemptSignals, TransferOutcome } from './types.js';
 
-/** A stop or cancel asked on this host: the error is sent to the partner (§9.9). */
-export class LocalControlError extends R66Error {}
+/** Temporary alias (decision 0049) for engine.ts: a stop or cancel asked on this host is an R66Error. */
+export const LocalControlError = LegacyR66Error;
 
 export interface SessionInit {
   core: EngineCore;
@@ -159,7 +160,7 @@ export class TransferSession {
     const rank = shutdownRank(p);
     if (rank !== null && rank >= 0 && rank < this.record.rank) this.record.rank = rank;
     if (rank === null && !this.isSender) void this.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: this.record.rank })).catch(() => undefined);
-    return new RemoteError(`Shutdown forced by ${this.partner.hostId}`, ErrorCode.Shutdown);
+    return new R66Error(ErrorCode.Shutdown, `Shutdown forced by ${this.partner.hostId}`, { fromPartner: true });
   }
 
   // ---------------------------------------------------------------- tasks
@@ -221,7 +222,7 @@ export class TransferSession {
     const write = this.hasTasks('pre');
     await this.row.preTasksStart(0, write);
     const out = await this.runTasks('pre');
-    if (out.status === 'failure') throw new R66Error(`PreTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
+    if (out.status === 'failure') throw new R66Error(out.code ?? ErrorCode.ExternalOp, `PreTask in error: ${out.message ?? 'task failed'}`);
     await this.row.preTasksDone(write);
   }
 
@@ -230,7 +231,7 @@ export class TransferSession {
     const write = this.hasTasks('post');
     await this.row.postTasksStart(0, write);
     const out = await this.runTasks('post');
-    if (out.status === 'failure') throw new R66Error(`PostTask in error: ${out.message ?? 'task failed'}`, out.code ?? ErrorCode.ExternalOp);
+    if (out.status === 'failure') throw new R66Error(out.code ?? ErrorCode.ExternalOp, `PostTask in error: ${out.message ?? 'task failed'}`);
     await this.row.postTasksDone(write);
   }
 
@@ -263,14 +264,13 @@ export class TransferSession {
     reportFdExhaustion(this.logger, err, 'a transfer');
     const r66 = toR66Error(err, this.dirs);
     const code = r66.code;
-    const remote = r66 instanceof RemoteError;
+    const remote = r66.fromPartner;
     let failure = r66;
     if (!remote && code === ErrorCode.Shutdown) {
       // A local shutdown tells the partner with the notice, the receiver giving its rank (§9.12).
       await this.channel.send(encodeValidCommand({ cmd: 'shutdownNotice', rank: this.isSender ? null : this.record.rank })).catch(() => undefined);
     } else if (!remote) {
-      const message = code === ErrorCode.StoppedTransfer ? stoppedTransferMessage(this.record.rank) : code === ErrorCode.CanceledTransfer ? CANCELED_TRANSFER_MESSAGE : r66.message;
-      await this.channel.send(errorPacket(message, code)).catch(() => undefined);
+      await this.channel.send(errorPacketOf(r66, this.record.rank)).catch(() => undefined);
     } else if (code === ErrorCode.StoppedTransfer || code === ErrorCode.CanceledTransfer) {
       // The original echoes a stop/cancel back to its sender.
       await this.channel.send(errorPacket(r66.message, code)).catch(() => undefined);
@@ -288,7 +288,7 @@ export class TransferSession {
       // started before: its id is one the partner knows from another transfer (two databases
       // handing out the same ids), and nothing was sent.
       if (!this.neverStartedBefore) return this.complete().catch((e: unknown) => this.failWithoutDatabase(e));
-      failure = new R66Error(idCollisionMessage(this.record.specialId, this.partner.hostId), code);
+      failure = new R66Error(code, idCollisionMessage(this.record.specialId, this.partner.hostId));
       this.logger.error({ id: String(this.record.specialId), partner: this.partner.hostId }, failure.message);
     }
     this.logger.info({ id: String(this.record.specialId), code: code.char, err: failure.message }, 'transfer in error');
@@ -325,7 +325,7 @@ export class TransferSession {
   private async failWithoutDatabase(err: unknown): Promise<TransferOutcome> {
     const cause = err instanceof RowWriteError ? err.cause : (this.row.writeFailure?.cause ?? err);
     const message = `database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`;
-    if (!(err instanceof RemoteError)) {
+    if (!(err instanceof R66Error && err.fromPartner)) {
       const hostId = this.isRequester ? this.record.requester : this.record.requested;
       await this.channel.send(errorPacket(`${hostId} cannot use its database now: try again later`, ErrorCode.ServerOverloaded)).catch(() => undefined);
     }
@@ -363,7 +363,7 @@ export function unexpectedPacket(s: TransferSession, p: Packet, expected: string
   if (isShutdownNotice(p)) {
     const rank = shutdownRank(p);
     if (rank !== null && rank >= 0 && rank < s.record.rank) s.record.rank = rank;
-    return new RemoteError(`Shutdown forced by ${s.partner.hostId}`, ErrorCode.Shutdown);
+    return new R66Error(ErrorCode.Shutdown, `Shutdown forced by ${s.partner.hostId}`, { fromPartner: true });
   }
   return unexpected(p, expected);
 }
@@ -402,13 +402,13 @@ export function toR66Error(err: unknown, dirs?: RuleDirectories): R66Error {
   if (e && typeof e === 'object' && typeof e.code === 'string') {
     // fileErrorText: the file relative to the rule's directory, not the server's path (the partner reads these texts).
     const text = fileErrorText(e, dirs ? [dirs.in, dirs.out, dirs.work, dirs.arch] : []);
-    if (e.code === 'ENOENT') return new R66Error(`File not found: ${text}`, ErrorCode.FileNotFound);
-    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(`File not allowed: ${text}`, ErrorCode.FileNotAllowed);
-    if (e.code === 'ENOSPC') return new R66Error(`No space left: ${text}`, ErrorCode.Internal);
+    if (e.code === 'ENOENT') return new R66Error(ErrorCode.FileNotFound, `File not found: ${text}`);
+    if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return new R66Error(ErrorCode.FileNotAllowed, `File not allowed: ${text}`);
+    if (e.code === 'ENOSPC') return new R66Error(ErrorCode.Internal, `No space left: ${text}`);
     // Any other file-system error (EISDIR, EMFILE...): Node's message holds the absolute path.
-    if (typeof e.path === 'string') return new R66Error(`File error: ${text}`, ErrorCode.Internal);
+    if (typeof e.path === 'string') return new R66Error(ErrorCode.Internal, `File error: ${text}`);
   }
-  return new R66Error(err instanceof Error ? err.message : String(err), ErrorCode.Internal);
+  return new R66Error(ErrorCode.Internal, err instanceof Error ? err.message : String(err));
 }
 
 function taskLogger(log: EngineCore['logger']): TaskContext['logger'] {
