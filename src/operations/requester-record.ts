@@ -19,15 +19,17 @@ import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { ruleDirectories, senderFileAfterPreTasks, statFileToSend, type FileToSend } from '../transfer/placement.js';
+import { transition } from '../transfer/state.js';
 import type { ThroughStream } from '../transfer/through.js';
 import type { TransferRequest } from '../transfer/types.js';
 import type { DirectoryConfig } from '../config/index.js';
 import type { RunnerRepository } from '../store/index.js';
 import { modeOf, newTransferRecord } from '../transfer/new-record.js';
+import { keyOf } from './stored-orders.js';
 
 /** What the creation reads: the order service's store, ids and directories. */
 export interface RequesterRecordDeps {
-  runner: Pick<RunnerRepository, 'get' | 'insert' | 'move' | 'reschedule'>;
+  runner: Pick<RunnerRepository, 'get' | 'insert' | 'updateState'>;
   rule(id: string): Promise<Rule | undefined>;
   partner(hostId: string): Promise<Host | undefined>;
   nextTransferId(): Promise<bigint>;
@@ -83,13 +85,10 @@ export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRe
       // A direction asked for is checked before anything is written, as for a new row.
       if (send !== undefined) await findRule(deps, req.rule, send);
       // For later: TOSUBMIT at its start (a finished row is refused by the state machine); now:
-      // the attempt moves it (runRequester), only its next start changes here.
-      if (updatedInfo === UpdatedInfo.TOSUBMIT) {
-        Object.assign(existing, await deps.runner.move(existing, { kind: 'retryLater', at: req.start ?? existing.start }));
-      } else if (req.start) {
-        await deps.runner.reschedule(existing, req.start);
-        existing.start = req.start;
-      }
+      // the attempt moves it (runRequester).
+      const change = updatedInfo === UpdatedInfo.TOSUBMIT ? transition(existing, { kind: 'retryLater', at: req.start ?? existing.start }) : req.start ? { start: req.start } : {};
+      Object.assign(existing, change);
+      if (Object.keys(change).length > 0) await deps.runner.updateState(keyOf(existing), change);
       return { record: existing, file: null, inserted: true, partner: host };
     }
   }

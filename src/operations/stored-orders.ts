@@ -8,7 +8,7 @@ import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { TransferError } from '../model/transfer-error.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
-import { isFinished } from '../transfer/state.js';
+import { isFinished, transition } from '../transfer/state.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { removeQuietly } from '../transfer/placement.js';
 
@@ -42,10 +42,10 @@ export async function stopOrCancelStored(runner: RunnerRepository, files: Transf
   if (record === undefined || isFinished(record)) {
     return { code: ErrorCode.TransferOk, message: `transfer ${key.specialId} is not known or already finished: nothing done`, ...(record ? { record } : {}) };
   }
-  // The state machine checks the move before anything is written; the partial file goes after.
-  const written = await runner.move(record, { kind: kind === 'stop' ? 'stopRecord' : 'cancelRecord' });
+  const change = transition(record, { kind: kind === 'stop' ? 'stopRecord' : 'cancelRecord' });
   if (kind === 'cancel') await removeQuietly(files, workFileOf(record));
-  const after = { ...record, ...written };
+  await runner.updateState(keyOf(record), change);
+  const after = { ...record, ...change };
   return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} ${kind === 'stop' ? 'stopped' : 'cancelled'}`, record: after };
 }
 
@@ -59,12 +59,14 @@ export async function restartStored(runner: RunnerRepository, key: TransferKey, 
   const record = await runner.get(key);
   if (record === undefined) return { code: ErrorCode.Internal, message: `transfer ${key.specialId} ${key.requester}->${key.requested} is not known` };
   if (isFinished(record)) {
-    const written = await runner.move(record, { kind: 'alreadyFinished' });
-    return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} is already complete`, record: { ...record, ...written } };
+    const change = transition(record, { kind: 'alreadyFinished' });
+    await runner.updateState(keyOf(record), change);
+    return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} is already complete`, record: { ...record, ...change } };
   }
   if (!runningRowAllowed && record.updatedInfo === UpdatedInfo.RUNNING) return { code: ErrorCode.QueryStillRunning, message: `transfer ${key.specialId} is running`, record };
-  const written = await runner.move(record, { kind: 'restart', at });
-  return { code: ErrorCode.PreProcessingOk, message: `transfer ${key.specialId} resubmitted`, record: { ...record, ...written } };
+  const change = transition(record, { kind: 'restart', at });
+  await runner.updateState(keyOf(record), change);
+  return { code: ErrorCode.PreProcessingOk, message: `transfer ${key.specialId} resubmitted`, record: { ...record, ...change } };
 }
 
 /** An order's answer as the typed error of a refusal (resubmit: anything but PreProcessingOk). */
