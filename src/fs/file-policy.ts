@@ -12,13 +12,13 @@
  *   symbolic-link resolution (realpath), like a name without wildcard: a link leading out of the
  *   allowed directories is refused, whichever way it was named.
  *
- * A refusal is a PathNotAllowedError: code FileNotAllowed (`a`) on the wire, HTTP 403 in REST.
+ * A refusal is pathNotAllowed()'s R66Error: code FileNotAllowed (`a`) on the wire, HTTP 403 in REST.
  * Its message names only what the caller gave, never a resolved path outside the directories.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { hasWildcard, wildcardToRegExp } from './glob.js';
-import { PathNotAllowedError, isInside, resolveInside } from './safe-path.js';
+import { isInside, isPathNotAllowed, pathNotAllowed, resolveInside } from './safe-path.js';
 
 /** Where a name may lead. */
 export interface FilePolicyRoots {
@@ -47,7 +47,7 @@ export function servedDirectories(dirs: { in: string; out: string; work: string;
  * Resolves `name` under the policy and returns the absolute path(s): one path for a name without
  * wildcard (the file need not exist yet: a file to receive, an order for later), every match in
  * name order for a wildcard (none when nothing matches: the caller says "not found"). Throws
- * PathNotAllowedError when the name, or any match, leads outside.
+ * pathNotAllowed()'s error when the name, or any match, leads outside.
  */
 export async function resolvePolicyFiles(name: string, roots: FilePolicyRoots, opts: FilePolicyOptions = {}): Promise<string[]> {
   // The base is tried first; listed again among the allowed roots it changes nothing.
@@ -65,7 +65,7 @@ export async function resolvePolicyFiles(name: string, roots: FilePolicyRoots, o
     try {
       out.push(await resolveInside(roots.base, path.join(dir, n), extra));
     } catch (err) {
-      if (err instanceof PathNotAllowedError) throw new PathNotAllowedError(name, 'matches a file that leads outside the allowed directories');
+      if (isPathNotAllowed(err)) throw pathNotAllowed(name, 'matches a file that leads outside the allowed directories');
       throw err;
     }
   }

@@ -8,14 +8,31 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { ErrorCode } from '../model/error-code.js';
+import { R66Error } from '../model/r66-error.js';
 
-/** A requested name that may not be used; `code` is what goes on the wire. */
-export class PathNotAllowedError extends Error {
-  readonly code: ErrorCodeInfo = ErrorCode.FileNotAllowed;
-  constructor(readonly requested: string, reason: string) {
-    super(`File not allowed: ${JSON.stringify(requested)} ${reason}`);
-    this.name = 'PathNotAllowedError';
+/**
+ * A requested name that may not be used: the domain error FileNotAllowed (`a` on the wire, 403 in
+ * REST), the name as given in `details.requested`.
+ */
+export function pathNotAllowed(requested: string, reason: string): R66Error {
+  return new R66Error(ErrorCode.FileNotAllowed, `File not allowed: ${JSON.stringify(requested)} ${reason}`, { details: { reason: 'fileNotAllowed', requested } });
+}
+
+/** True for a refusal made by {@link pathNotAllowed}. */
+export function isPathNotAllowed(err: unknown): err is R66Error {
+  return err instanceof R66Error && err.details.reason === 'fileNotAllowed';
+}
+
+/** Temporary alias (decision 0049) for the callers not converted yet: a {@link pathNotAllowed} refusal. */
+export class PathNotAllowedError extends R66Error {
+  constructor(requested: string, reason: string) {
+    const refusal = pathNotAllowed(requested, reason);
+    super(refusal.code, refusal.message, { details: refusal.details });
+  }
+
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return isPathNotAllowed(v);
   }
 }
 
@@ -54,9 +71,9 @@ export async function resolveInside(baseDir: string, requested: string, extraRoo
 
 /** {@link resolveInside}, synchronous. */
 export function resolveInsideSync(baseDir: string, requested: string, extraRoots: readonly string[] = []): string {
-  if (requested.includes('\0')) throw new PathNotAllowedError(requested, 'contains a NUL byte');
+  if (requested.includes('\0')) throw pathNotAllowed(requested, 'contains a NUL byte');
   const segments = requested.split(/[\\/]+/);
-  if (segments.includes('..')) throw new PathNotAllowedError(requested, "contains a '..' segment");
+  if (segments.includes('..')) throw pathNotAllowed(requested, "contains a '..' segment");
   const base = resolved(baseDir);
   const candidate = path.isAbsolute(requested) ? path.resolve(requested) : path.resolve(base, requested);
   let root: string | undefined = isInside(base, candidate) ? base : undefined;
@@ -64,10 +81,10 @@ export function resolveInsideSync(baseDir: string, requested: string, extraRoots
     const r = resolved(extraRoots[i] as string);
     if (isInside(r, candidate)) root = r;
   }
-  if (root === undefined) throw new PathNotAllowedError(requested, 'lies outside the rule directory');
+  if (root === undefined) throw pathNotAllowed(requested, 'lies outside the rule directory');
   const realRoot = realDirectory(root) ?? root;
   const realCandidate = realpathOfExistingPart(candidate);
-  if (!isInside(realRoot, realCandidate)) throw new PathNotAllowedError(requested, 'leads outside the rule directory through a link');
+  if (!isInside(realRoot, realCandidate)) throw pathNotAllowed(requested, 'leads outside the rule directory through a link');
   return candidate;
 }
 

@@ -13,7 +13,7 @@ import { isSendMode, isThroughMode, type Rule, type TransferMode } from '../mode
 import { R66Error } from '../model/r66-error.js';
 import { fileErrorText } from '../net/errors.js';
 import { resolvePolicyFile } from '../fs/file-policy.js';
-import { PathNotAllowedError } from '../fs/safe-path.js';
+import { isPathNotAllowed, pathNotAllowed } from '../fs/safe-path.js';
 import type { CreateOptions, TransferFileSystem, TransferStorage } from './file/storage.js';
 
 /** Absolute directories of one rule on this host. */
@@ -56,10 +56,6 @@ function notFound(name: string, why = 'does not exist'): R66Error {
   return new R66Error(ErrorCode.FileNotFound, `File not found: ${name} ${why}`);
 }
 
-function notAllowed(err: PathNotAllowedError): R66Error {
-  return new R66Error(ErrorCode.FileNotAllowed, err.message);
-}
-
 /**
  * The requested host as sender: `requested` resolved inside the rule's send directory under the
  * file policy (src/fs/file-policy.ts). A virtual path (`/out/a.txt`) is taken below the home; a
@@ -73,7 +69,7 @@ export async function resolveSendFile(files: TransferFileSystem, dirs: RuleDirec
   try {
     candidate = await resolvePolicyFile(name, { base: dirs.out, allowed: [] }, { list: (dir) => files.list(dir) });
   } catch (err) {
-    if (err instanceof PathNotAllowedError) throw notAllowed(new PathNotAllowedError(requested, 'lies outside the rule directory'));
+    if (isPathNotAllowed(err)) throw pathNotAllowed(requested, 'lies outside the rule directory');
     throw err;
   }
   if (candidate === undefined) throw notFound(requested, 'matches no file');
@@ -92,13 +88,8 @@ export interface FileToSend {
  * directory, or absolute inside the rule's directories or `served`, the host's), and its size.
  */
 export async function statFileToSend(files: TransferFileSystem, dirs: RuleDirectories, file: string, served: readonly string[] = []): Promise<FileToSend> {
-  let abs: string;
-  try {
-    abs = (await resolvePolicyFile(file, { base: dirs.out, allowed: [dirs.in, dirs.out, dirs.work, dirs.arch, ...served] }, { wildcards: false })) as string;
-  } catch (err) {
-    if (err instanceof PathNotAllowedError) throw notAllowed(err);
-    throw err;
-  }
+  // Outside: resolvePolicyFile's FileNotAllowed, as it is.
+  const abs = (await resolvePolicyFile(file, { base: dirs.out, allowed: [dirs.in, dirs.out, dirs.work, dirs.arch, ...served] }, { wildcards: false })) as string;
   const size = await files.fileSize(abs);
   if (size === undefined) throw notFound(file);
   return { path: abs, size };

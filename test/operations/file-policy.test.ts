@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePolicyFiles, servedDirectories } from '../../src/fs/file-policy.js';
-import { PathNotAllowedError } from '../../src/fs/safe-path.js';
+import { isPathNotAllowed } from '../../src/fs/safe-path.js';
+import type { R66Error } from '../../src/model/r66-error.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { closeHosts, makeHostPair, rule, type TestHost } from '../helpers/hosts.js';
@@ -35,10 +36,10 @@ describe('resolvePolicyFiles', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   const roots = () => ({ base: dirs.out, allowed: servedDirectories(dirs) });
-  const refused = async (name: string): Promise<PathNotAllowedError> => {
+  const refused = async (name: string): Promise<R66Error> => {
     const err = await resolvePolicyFiles(name, roots()).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(PathNotAllowedError);
-    return err as PathNotAllowedError;
+    expect(isPathNotAllowed(err)).toBe(true);
+    return err as R66Error;
   };
 
   it('takes a relative name below the rule directory, and an absolute one inside a served directory', async () => {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { hasWildcard } from '../../fs/glob.js';
 import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
-import { PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
+import { isPathNotAllowed, resolveInside } from '../../fs/safe-path.js';
 import type { JsonCommand, JsonCommandOf } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
 import type { JsonValue } from '../json.js';
@@ -41,7 +41,7 @@ async function fileInformation(ctx: RestListenerContext, id: V1Identity, cmd: In
   try {
     target = await resolveInside(dir, cmd.filename ?? '');
   } catch (err) {
-    if (err instanceof PathNotAllowedError) return { ...base, code: 406, detail: 'the file name is outside the rule directory' };
+    if (isPathNotAllowed(err)) return { ...base, code: 406, detail: 'the file name is outside the rule directory' };
     throw err;
   }
   let answer: Record<string, unknown>;

@@ -10,7 +10,7 @@ import type { TransferKey, TransferRecord } from '../../model/transfer.js';
 import { InformationKind, PacketType, runnerXmlLine, type InformationPacket } from '../../protocol/index.js';
 import { hasWildcard } from '../../fs/glob.js';
 import { listEntries, mlsxLine, statEntry } from '../../fs/listing.js';
-import { isInside, PathNotAllowedError, resolveInside } from '../../fs/safe-path.js';
+import { isInside, resolveInside } from '../../fs/safe-path.js';
 import { R66Error } from '../../model/r66-error.js';
 import type { RequestContext, RequestHandler } from '../handlers.js';
 
@@ -86,13 +86,8 @@ export function informationHandler(source: InformationSource): RequestHandler<'i
     if (p.request === InformationKind.REQUEST_CHECK) return transferCheck(source, ctx, p);
     if (p.request < InformationKind.ASKEXIST || p.request > InformationKind.ASKMLSLIST) throw requestFailed(p.request);
     const dir = await ruleDirectory(source, ctx, p.ruleOrId);
-    let target: string;
-    try {
-      target = await resolveInside(dir, requestedName(source.serverHome, dir, p.filename));
-    } catch (err) {
-      if (err instanceof PathNotAllowedError) throw new R66Error(err.code, err.message);
-      throw err;
-    }
+    // A name outside the rule's directory is refused with FileNotAllowed (resolveInside's error).
+    const target = await resolveInside(dir, requestedName(source.serverHome, dir, p.filename));
     switch (p.request) {
       case InformationKind.ASKEXIST: {
         const found = hasWildcard(path.basename(target)) ? (await listEntries(target)).length > 0 : (await statEntry(target)) !== undefined;
