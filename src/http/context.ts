@@ -9,6 +9,7 @@ import type { AuthGuard } from './auth-guard.js';
 import type { ErrorCodeInfo } from '../model/error-code.js';
 import type { Notify } from '../model/notifications.js';
 import type { TransferKey } from '../model/transfer.js';
+import type { TransferOrders } from '../operations/index.js';
 import type { Store } from '../store/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
 
@@ -105,6 +106,12 @@ export interface RestServices {
   bandwidth: BandwidthControl;
   /** Undefined until the transfer engine runs: records are then updated directly. */
   transfers?: TransferControl;
+  /**
+   * The order service (src/operations) REST v1, v2 and the web pages call, built by the
+   * composition (src/server/rest-services.ts) with `transfers` as its live engine and the file
+   * policy of remote orders (the host's directories and server.xml readabledirs).
+   */
+  orders: TransferOrders;
   /** Registered business tasks; without it every business request names an unknown task. */
   business?: BusinessRunner;
   fileMonitors: FileMonitorSource;

@@ -7,9 +7,10 @@
  *   const row = await orders.submit({ partner: 'hostb', rule: 'send', file: 'a.txt' });
  *   await orders.stop({ specialId: row.specialId, requester: row.requester, requested: row.requested });
  */
-export { FILE_DELETED_MARK, TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
+export { FILE_DELETED_MARK, TransferOrders, asOrderError, type LiveTransfers, type OrderStore, type RowEdit, type TransferOrder, type TransferOrdersOptions } from './transfer-orders.js';
 export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInput } from '../transfer/new-record.js';
 export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
-export { engineWithOrders, storedOrdersOf } from './engine-orders.js';
+export { engineWithOrders, ordersForEngine, storedOrdersOf } from './engine-orders.js';
+export { partnerOrderHandlers, registerPartnerOrders, TRANSFER_ORDERS, type OrderAuthority, type PartnerOrdersDeps } from './partner-orders.js';
 export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal, ANY_READABLE_FILE, remoteReadable } from './order-files.js';
 export { TransferError, httpStatusOf } from '../model/transfer-error.js';

@@ -17,19 +17,16 @@ import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import type { TransferFileSystem } from '../transfer/file/storage.js';
-import { ruleDirectories, senderFileAfterPreTasks, statFileToSend, type FileToSend } from '../transfer/placement.js';
-import { transition } from '../transfer/state.js';
+import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile } from '../transfer/placement.js';
 import type { ThroughStream } from '../transfer/through.js';
 import type { TransferRequest } from '../transfer/types.js';
 import type { DirectoryConfig } from '../config/index.js';
 import type { RunnerRepository } from '../store/index.js';
 import { modeOf, newTransferRecord } from '../transfer/new-record.js';
-import { keyOf } from './stored-orders.js';
 
 /** What the creation reads: the order service's store, ids and directories. */
 export interface RequesterRecordDeps {
-  runner: Pick<RunnerRepository, 'get' | 'insert' | 'updateState'>;
+  runner: Pick<RunnerRepository, 'get' | 'insert' | 'move' | 'reschedule'>;
   rule(id: string): Promise<Rule | undefined>;
   partner(hostId: string): Promise<Host | undefined>;
   nextTransferId(): Promise<bigint>;
@@ -40,15 +37,13 @@ export interface RequesterRecordDeps {
   /** Directories besides the host's where a file to send may lie (TransferOrdersOptions.extraServed). */
   extraServed: readonly string[];
   blockSize: number;
-  /** Where the files to send are (TransferOrdersOptions.files). */
-  files: TransferFileSystem;
 }
 
 /** The row of a new (or restarted) requester transfer, with what its first attempt reuses. */
 export interface RequesterRecord {
   record: TransferRecord;
   /** The sender's local file as stat() found it; null otherwise. */
-  file: FileToSend | null;
+  file: LocalFile | null;
   /** True when the row is in RUNNER already (submitted, or an existing id). */
   inserted: boolean;
   rule?: Rule;
@@ -85,22 +80,25 @@ export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRe
       // A direction asked for is checked before anything is written, as for a new row.
       if (send !== undefined) await findRule(deps, req.rule, send);
       // For later: TOSUBMIT at its start (a finished row is refused by the state machine); now:
-      // the attempt moves it (runRequester).
-      const change = updatedInfo === UpdatedInfo.TOSUBMIT ? transition(existing, { kind: 'retryLater', at: req.start ?? existing.start }) : req.start ? { start: req.start } : {};
-      Object.assign(existing, change);
-      if (Object.keys(change).length > 0) await deps.runner.updateState(keyOf(existing), change);
+      // the attempt moves it (runRequester), only its next start changes here.
+      if (updatedInfo === UpdatedInfo.TOSUBMIT) {
+        Object.assign(existing, await deps.runner.move(existing, { kind: 'retryLater', at: req.start ?? existing.start }));
+      } else if (req.start) {
+        await deps.runner.reschedule(existing, req.start);
+        existing.start = req.start;
+      }
       return { record: existing, file: null, inserted: true, partner: host };
     }
   }
   const rule = await findRule(deps, req.rule, send);
   const mode = modeOf(rule, req.md5, req.stream !== undefined);
-  let file: FileToSend | null = null;
+  let file: LocalFile | null = null;
   let notFound = false;
   // A send-through rule's pre-tasks may produce the file (S3GET): looked for after them (runRequester).
   if (isSendMode(mode) && req.stream === undefined && !senderFileAfterPreTasks(rule, mode, false)) {
     // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
     try {
-      file = await statFileToSend(deps.files, ruleDirectories(rule, deps.directories), req.file, servedDirectories(deps.directories, ...deps.extraServed));
+      file = await statLocalFile(ruleDirectories(rule, deps.directories), req.file, servedDirectories(deps.directories, ...deps.extraServed));
     } catch (err) {
       // A transfer run now whose file is missing is a transfer that fails (f, its row in error,
       // the client's exit 27) as the original's DirectTransfer does: the attempt looks again and ends it.

@@ -8,8 +8,7 @@ import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { TransferError } from '../model/transfer-error.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
-import { isFinished, transition } from '../transfer/state.js';
-import type { TransferFileSystem } from '../transfer/file/storage.js';
+import { isFinished } from '../transfer/state.js';
 import { removeQuietly } from '../transfer/placement.js';
 
 /** The answer of an order (as the admin command answers it, r66-protocol.md §9.9), with the row after it. */
@@ -37,15 +36,15 @@ export function workFileOf(r: TransferRecord): string | null {
  * Stop or cancel of a row not running here: INERROR with `H` or `K` (cancel: rank 0 and the
  * partial work file removed). An unknown or finished row: TransferOk, nothing written.
  */
-export async function stopOrCancelStored(runner: RunnerRepository, files: TransferFileSystem, key: TransferKey, kind: 'stop' | 'cancel'): Promise<OrderResult> {
+export async function stopOrCancelStored(runner: RunnerRepository, key: TransferKey, kind: 'stop' | 'cancel'): Promise<OrderResult> {
   const record = await runner.get(key);
   if (record === undefined || isFinished(record)) {
     return { code: ErrorCode.TransferOk, message: `transfer ${key.specialId} is not known or already finished: nothing done`, ...(record ? { record } : {}) };
   }
-  const change = transition(record, { kind: kind === 'stop' ? 'stopRecord' : 'cancelRecord' });
-  if (kind === 'cancel') await removeQuietly(files, workFileOf(record));
-  await runner.updateState(keyOf(record), change);
-  const after = { ...record, ...change };
+  // The state machine checks the move before anything is written; the partial file goes after.
+  const written = await runner.move(record, { kind: kind === 'stop' ? 'stopRecord' : 'cancelRecord' });
+  if (kind === 'cancel') await removeQuietly(workFileOf(record));
+  const after = { ...record, ...written };
   return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} ${kind === 'stop' ? 'stopped' : 'cancelled'}`, record: after };
 }
 
@@ -59,14 +58,12 @@ export async function restartStored(runner: RunnerRepository, key: TransferKey, 
   const record = await runner.get(key);
   if (record === undefined) return { code: ErrorCode.Internal, message: `transfer ${key.specialId} ${key.requester}->${key.requested} is not known` };
   if (isFinished(record)) {
-    const change = transition(record, { kind: 'alreadyFinished' });
-    await runner.updateState(keyOf(record), change);
-    return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} is already complete`, record: { ...record, ...change } };
+    const written = await runner.move(record, { kind: 'alreadyFinished' });
+    return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} is already complete`, record: { ...record, ...written } };
   }
   if (!runningRowAllowed && record.updatedInfo === UpdatedInfo.RUNNING) return { code: ErrorCode.QueryStillRunning, message: `transfer ${key.specialId} is running`, record };
-  const change = transition(record, { kind: 'restart', at });
-  await runner.updateState(keyOf(record), change);
-  return { code: ErrorCode.PreProcessingOk, message: `transfer ${key.specialId} resubmitted`, record: { ...record, ...change } };
+  const written = await runner.move(record, { kind: 'restart', at });
+  return { code: ErrorCode.PreProcessingOk, message: `transfer ${key.specialId} resubmitted`, record: { ...record, ...written } };
 }
 
 /** An order's answer as the typed error of a refusal (resubmit: anything but PreProcessingOk). */

@@ -12,25 +12,32 @@
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
-import { isSendMode, ruleAllowsHost, type Rule } from '../model/rule.js';
+import { isSendMode, ruleAllowsHost, TransferMode, type Rule } from '../model/rule.js';
 import { TransferError } from '../model/transfer-error.js';
 import { R66Error } from '../net/errors.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
-import { isFinished } from '../transfer/state.js';
+import { isFinished, transition, type StateEdit } from '../transfer/state.js';
 import type { PreparedTransfer } from '../transfer/engine.js';
 import type { AttemptSignals, ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
 import { updateInfoMap } from '../tasks/transfer-info.js';
 import { requesterRecord, throughOf, type RequesterRecordDeps } from './requester-record.js';
 import { resolveOrderFile } from './order-files.js';
 import { newTransferRecord } from '../transfer/new-record.js';
-import { localFileSystem } from '../transfer/file/local-file-system.js';
-import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { removeQuietly } from '../transfer/placement.js';
 import { keyOf, refusalOf, restartStored, stopOrCancelStored, workFileOf, type OrderResult } from './stored-orders.js';
 
 /** What a cleaned row's file name starts with (web-ui.md §2 CancelClean), as the original writes it. */
 export const FILE_DELETED_MARK = '###FILE DELETED### ';
+
+/**
+ * The columns a v1 table editor's request gives (rest-v1.md §11.1): the data columns, and the
+ * state columns as an `edit` move of the state machine (UPDATEDINFO is never given: TOSUBMIT).
+ */
+export interface RowEdit {
+  fields: Partial<Pick<TransferRecord, 'idRule' | 'mode' | 'retrieveMode' | 'filename' | 'originalName' | 'fileInfo' | 'isMoved' | 'blockSize' | 'transferInfo' | 'rank' | 'start' | 'stop'>>;
+  state: StateEdit;
+}
 
 /** What the service reads and writes: the RUNNER rows, rules and partners of this host. */
 export interface OrderStore {
@@ -77,8 +84,6 @@ export interface TransferOrdersOptions {
   extraServed?: readonly string[];
   /** The host's default block size. */
   blockSize: number;
-  /** Where the transfers' files live, as the engine's option of that name; default the host's file system. */
-  files?: TransferFileSystem;
   /** Partner lookup (aliases, authent.xml without database); default `store.hosts.get`. */
   partner?: (hostId: string) => Promise<Host | undefined>;
   /** The engine, in a process that runs transfers. */
@@ -107,10 +112,6 @@ export interface TransferOrder extends Pick<TransferRequest, 'partner' | 'rule' 
 
 export class TransferOrders {
   constructor(private readonly opts: TransferOrdersOptions) {}
-
-  private get files(): TransferFileSystem {
-    return this.opts.files ?? localFileSystem;
-  }
 
   private get live(): LiveTransfers | undefined {
     const l = this.opts.live;
@@ -317,7 +318,7 @@ export class TransferOrders {
    * (move inError, rescheduled: TOSUBMIT), written by the engine after the error tasks.
    */
   async reschedule(record: TransferRecord, at: Date): Promise<void> {
-    await this.opts.store.runner.updateState(keyOf(record), { start: at, transferInfo: updateInfoMap(record.transferInfo, { RESCHEDULE: true }) });
+    await this.opts.store.runner.reschedule(keyOf(record), at, updateInfoMap(record.transferInfo, { RESCHEDULE: true }));
   }
 
   private deps: RequesterRecordDeps | undefined;
@@ -326,7 +327,7 @@ export class TransferOrders {
     const o = this.opts;
     return this.deps ??= {
       runner: o.store.runner, rule: (id) => o.store.rules.get(id), partner: (id) => this.partnerOf(id), nextTransferId: () => o.store.nextTransferId(),
-      hostId: o.hostId, sslHostId: o.sslHostId, directories: o.directories, extraServed: o.extraServed ?? [], blockSize: o.blockSize, files: this.files,
+      hostId: o.hostId, sslHostId: o.sslHostId, directories: o.directories, extraServed: o.extraServed ?? [], blockSize: o.blockSize,
     };
   }
 
@@ -359,9 +360,9 @@ export class TransferOrders {
     const cancelled = await this.interrupt(ref, 'cancel');
     if (record.retrieveMode) return cancelled;
     const after = (await this.opts.store.runner.get(key)) ?? record;
-    await removeQuietly(this.files, workFileOf(after) ?? workFileOf(record));
+    await removeQuietly(workFileOf(after) ?? workFileOf(record));
     const filename = `${FILE_DELETED_MARK}${after.filename}`;
-    await this.opts.store.runner.updateState(keyOf(after), { filename });
+    await this.opts.store.runner.updateFilename(keyOf(after), filename);
     return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} cancelled and its partial file deleted`, record: { ...after, filename } };
   }
 
@@ -426,7 +427,7 @@ export class TransferOrders {
       await store.runner.delete(keyOf(stored));
       await store.runner.insert(record);
     }
-    await removeQuietly(this.files, workFileOf(stored));
+    await removeQuietly(workFileOf(stored));
     return record;
   }
 
@@ -446,6 +447,62 @@ export class TransferOrders {
     return record;
   }
 
+  /**
+   * The v1 table editor's create (rest-v1.md §11.1, role SYSTEM), an upsert: the row of `key`
+   * edited as editRow() does, or a new one made by the one row builder (TOSUBMIT, the mode of rule
+   * `ruleId` or send when unknown, the owner sending when it requests a send or is requested for a
+   * receive) with `edit` applied, then inserted. ORIGINALNAME left empty is FILENAME.
+   */
+  async putRow(key: TransferKey, ruleId: string, edit: RowEdit): Promise<TransferRecord> {
+    const { store } = this.opts;
+    const existing = await store.runner.get(key);
+    if (existing !== undefined) return this.writeEdit(existing, edit);
+    const ruleMode = (await store.rules.get(ruleId))?.mode ?? TransferMode.SENDMODE;
+    const now = this.now();
+    const record = newTransferRecord({
+      specialId: key.specialId, ownerId: key.ownerReq, requester: key.requester, partner: key.requested, rule: { idRule: '', mode: ruleMode },
+      blockSize: this.opts.blockSize, file: '', size: null, fileInfo: '', noFollow: true, updatedInfo: UpdatedInfo.TOSUBMIT, start: now, now,
+      retrieveMode: (key.ownerReq === key.requester) === isSendMode(edit.fields.mode ?? ruleMode),
+    });
+    // New: every column is the caller's (IDRULE and RETRIEVEMODE included) before the one insert.
+    Object.assign(record, edit.fields, transition(record, { kind: 'edit', set: edit.state }));
+    if (record.originalName === '') record.originalName = record.filename;
+    await store.runner.insert(record);
+    return record;
+  }
+
+  /**
+   * The v1 table editor's update (rest-v1.md §11.1): the given columns of the row of `key`, its
+   * state columns through the state machine's `edit` move (IllegalTransitionError, nothing
+   * written, when it refuses). Undefined when no row has the key.
+   */
+  async editRow(key: TransferKey, edit: RowEdit): Promise<TransferRecord | undefined> {
+    const existing = await this.opts.store.runner.get(key);
+    return existing === undefined ? undefined : this.writeEdit(existing, edit);
+  }
+
+  /**
+   * The row of `key` removed as it is, without the checks of remove(): the v1 table editor's
+   * delete, and the local record a direct transfer was asked not to keep (`-nolog` of the CLI's
+   * send and of the FileWatcher). Undefined when no row has the key.
+   */
+  async forget(key: TransferKey): Promise<TransferRecord | undefined> {
+    const record = await this.opts.store.runner.get(key);
+    if (record !== undefined) await this.opts.store.runner.delete(keyOf(record));
+    return record;
+  }
+
+  private async writeEdit(stored: TransferRecord, edit: RowEdit): Promise<TransferRecord> {
+    const { idRule, retrieveMode, ...fields } = edit.fields;
+    // IDRULE and RETRIEVEMODE are the row's from its insert (the store writes them only then).
+    if ((idRule !== undefined && idRule !== stored.idRule) || (retrieveMode !== undefined && retrieveMode !== stored.retrieveMode)) {
+      throw new TransferError(ErrorCode.IncorrectCommand, `transfer ${stored.specialId}: IDRULE and RETRIEVEMODE cannot change once the row exists`, { details: { reason: 'fixedColumn' } });
+    }
+    // The store asks the state machine: IllegalTransitionError before anything is written.
+    const written = await this.opts.store.runner.move(stored, { kind: 'edit', set: edit.state }, { ...fields, stop: fields.stop ?? stored.stop });
+    return { ...stored, ...fields, ...written };
+  }
+
   private key(ref: TransferRef): TransferKey {
     return { specialId: ref.specialId, requester: ref.requester, requested: ref.requested, ownerReq: this.opts.hostId };
   }
@@ -458,7 +515,7 @@ export class TransferOrders {
       const record = await this.opts.store.runner.get(key);
       return { ...result, ...(record ? { record } : {}) };
     }
-    return stopOrCancelStored(this.opts.store.runner, this.files, key, kind);
+    return stopOrCancelStored(this.opts.store.runner, key, kind);
   }
 }
 

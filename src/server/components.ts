@@ -19,7 +19,7 @@ import { ErrorCode } from '../model/error-code.js';
 import { R66Error } from '../net/errors.js';
 import { PacketType } from '../protocol/index.js';
 import { TransferService } from './transfer-service.js';
-import { TRANSFER_ORDERS } from '../transfer/control.js';
+import { partnerOrderHandlers, TRANSFER_ORDERS } from '../operations/partner-orders.js';
 import { adminExportSource, importForOrder, ownIdsOf, roleOfPartner } from '../admin/index.js';
 import { BusinessRegistry, businessHandlers } from './business.js';
 import type { Component } from './component.js';
@@ -56,27 +56,36 @@ export function extraComponents(runtime: ServerRuntime): Component[] {
 /**
  * The server's R66 handler table (net/handlers.ts), composed here and nowhere else: which module
  * answers which request kind and Valid/JsonCommand sub-kind. The network puts the built-in rows
- * (test, information, the JsonCommand base for the rest). The transfer engine's rows (request, and
- * the stop/cancel/restart sub-kinds) reach the engine of the running transfer service (made at its
- * start, made again at a restart). A handler that declines a packet of its sub-kind (a JSON class
+ * (test, information, the JsonCommand base for the rest). The transfer engine's row (request)
+ * reaches the engine of the running transfer service (made at its start, made again at a
+ * restart); the stop/cancel/restart sub-kinds reach that service's order service (the one the
+ * TRANSFER tasks use). A handler that declines a packet of its sub-kind (a JSON class
  * that is not its own) passes it to the kind's row for the rest, never to another module.
  */
 function composeR66Handlers(runtime: ServerRuntime, network: R66Network, business: BusinessRegistry, transfers: TransferService): void {
   const { handlers } = network;
   const { config } = runtime;
-  // The rows of the engine running now (TransferService.engine fails while it is not started).
+  // The row of the engine running now (TransferService.engine fails while it is not started).
   let engineRows: { engine: TransferService['engine']; rows: ReturnType<TransferService['engine']['handlerRows']> } | undefined;
-  const rows = (): ReturnType<TransferService['engine']['handlerRows']> => {
+  const running = (): TransferService => {
     // A request in the short while the listener runs and the engine not yet (or no more): the
     // requester retries later, as for an overloaded host.
     if (!transfers.running) throw new R66Error('the transfer service is not running: retry later', ErrorCode.ServerOverloaded);
-    const engine = transfers.engine;
-    if (engineRows?.engine !== engine) engineRows = { engine, rows: engine.handlerRows(handlers) };
+    return transfers;
+  };
+  const rows = (): ReturnType<TransferService['engine']['handlerRows']> => {
+    const engine = running().engine;
+    if (engineRows?.engine !== engine) engineRows = { engine, rows: engine.handlerRows() };
     return engineRows.rows;
   };
   handlers.register('request', (ctx, p) => rows().request(ctx, p), 'transfer engine');
-  handlers.registerSubKinds('valid', TRANSFER_ORDERS, (ctx, p) => rows().valid(ctx, p), 'transfer orders');
-  handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, (ctx, p) => rows().jsonCommand(ctx, p), 'transfer orders');
+  // The partners' stop, cancel and restart: the order service REST, the web pages and the CLI call.
+  const orderRows = partnerOrderHandlers({
+    orders: { stop: (ref) => running().orders.stop(ref), cancel: (ref) => running().orders.cancel(ref), restart: (ref, at) => running().orders.restart(ref, at) },
+    authority: { isOwnId: (id) => running().engine.isOwnId(id), roleOf: (id, isAdmin) => running().engine.roleOf(id, isAdmin) },
+  }, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
+  handlers.registerSubKinds('valid', TRANSFER_ORDERS, orderRows.valid, 'transfer orders');
+  handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, orderRows.jsonCommand, 'transfer orders');
   const biz = businessHandlers({
     registry: () => business,
     ownIds: ownIdsOf(config),

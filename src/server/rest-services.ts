@@ -6,6 +6,7 @@
  * (before any REST listener starts) to its stop (after every REST listener stopped).
  */
 import { RestListener, type BandwidthControl, type LiveLimits, type RestServices, type TransferControl } from '../http/index.js';
+import { remoteReadable, TransferOrders } from '../operations/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
 import type { TransferEngine } from '../transfer/index.js';
 import type { TransferService } from './transfer-service.js';
@@ -33,10 +34,16 @@ export function liveRestServices(runtime: ServerRuntime, live: RestLiveParts): (
   const engine = (): TransferEngine => live.transfers.engine;
   const startedAt = new Date();
   let services: RestServices | undefined;
+  const transfers = engineControl(engine);
   const get = (): RestServices => {
     services ??= {
       config: runtime.config, store: runtime.store, log: runtime.log, notify: runtime.notifications.notify, bandwidth: engineBandwidth(engine, runtime.config.limits.delayLimit), startedAt, now: () => new Date(),
-      transfers: engineControl(engine),
+      transfers,
+      // REST and the web pages give remote orders: files to send confined to the served directories.
+      orders: new TransferOrders({
+        store: runtime.store, hostId: runtime.config.hostId, sslHostId: runtime.config.sslHostId, directories: runtime.config.directories,
+        blockSize: runtime.config.limits.blockSize, extraServed: remoteReadable(runtime.config.directories), live: () => transfers, now: () => new Date(),
+      }),
       business: live.business,
       fileMonitors: live.business,
       tasks: live.tasks,

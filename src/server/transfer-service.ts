@@ -13,7 +13,8 @@ import type { LocalIdentity } from '../net/partner.js';
 import type { ConnectionPool } from '../net/pool.js';
 import type { Store } from '../store/index.js';
 import { createTaskRegistry, type EngineHooks, type TaskRegistry } from '../tasks/index.js';
-import { engineWithOrders } from '../operations/engine-orders.js';
+import { engineWithOrders, ordersForEngine } from '../operations/engine-orders.js';
+import type { TransferOrders } from '../operations/transfer-orders.js';
 import { ANY_READABLE_FILE } from '../operations/order-files.js';
 import type { TransferEngine } from '../transfer/engine.js';
 import { setReceivedFileMode } from '../transfer/placement.js';
@@ -37,7 +38,7 @@ export interface TransferServiceDeps {
 
 export class TransferService {
   readonly name = 'transfers';
-  private current: { engine: TransferEngine; scheduler: TransferScheduler; cluster?: ClusterMember } | undefined;
+  private current: { engine: TransferEngine<TransferOrders>; scheduler: TransferScheduler; cluster?: ClusterMember } | undefined;
 
   constructor(private readonly deps: TransferServiceDeps) {}
 
@@ -47,9 +48,17 @@ export class TransferService {
   }
 
   /** The running engine (REST, the web UI and in-process clients use it). */
-  get engine(): TransferEngine {
+  get engine(): TransferEngine<TransferOrders> {
     if (this.current === undefined) throw new Error('the transfer engine is not started');
     return this.current.engine;
+  }
+
+  /**
+   * The order service this service built with its engine (the TRANSFER and RESCHEDULE tasks, the
+   * business TRANSFER and the partners' stop/cancel/restart orders use it).
+   */
+  get orders(): TransferOrders {
+    return this.engine.orders;
   }
 
   async start(): Promise<void> {
@@ -57,7 +66,7 @@ export class TransferService {
     setReceivedFileMode(securityOf(config).receivedFileMode);
     const store = this.deps.store();
     const net = this.deps.network();
-    const engine = engineWithOrders({
+    const options: Parameters<typeof engineWithOrders>[0] = {
       identity: net.ctx.identity,
       directories: config.directories,
       limits: config.limits,
@@ -72,7 +81,10 @@ export class TransferService {
       // Its own orders are local submissions (TRANSFER/RESCHEDULE tasks) and the rows it runs were
       // checked when submitted (asend/masend: any readable file; REST, web: confined, own services).
       extraServed: ANY_READABLE_FILE,
-    });
+    };
+    // The process's order service is built here, at composition, with this engine as its live one.
+    const orders = ordersForEngine(options, () => engine);
+    const engine = engineWithOrders(options, orders);
     const limits = await store.limits.get(config.hostId).catch(() => undefined);
     if (limits) {
       // A CONFIGURATION row replaces the XML values at start (bandwidth.md §3).

@@ -1,7 +1,8 @@
 /**
  * The transfer engine of a host: creates transfers (now or for the scheduler), runs them as
- * requester, serves the partners' Requests, and stops/cancels/restarts transfers on demand (API
- * and the partners' Valid/JsonCommand orders, r66-protocol.md §9.9).
+ * requester, serves the partners' Requests, and stops/cancels/restarts transfers when the order
+ * service (src/operations) asks it: it is the service's live engine for every entry point (CLI,
+ * REST, web, FileWatcher, the partners' Valid/JsonCommand orders, r66-protocol.md §9.9).
  */
 import { EventEmitter } from 'node:events';
 import { effectiveRole } from '../config/index.js';
@@ -10,10 +11,9 @@ import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
 import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
-import { forwardRestart, TRANSFER_ORDERS, transferControlHandlers } from './control.js';
-import { isFinished, transition } from './state.js';
+import { forwardRestart } from './control.js';
+import { isFinished } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
-import { localFileSystem } from './file/local-file-system.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
@@ -68,7 +68,6 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       nextTransferId: () => opts.store.nextTransferId(),
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
       directWrites: opts.directWrites ?? directWritesFrom(process.env),
-      files: opts.files ?? localFileSystem,
       hooksFor: (record) => this.hooksFor(record),
       running: new Map<string, RunningTransfer>(),
       refusesRequests: () => this.closed || this.blocked || (opts.limits.connLimit > 0 && this.core.running.size >= opts.limits.connLimit),
@@ -87,24 +86,18 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
   }
 
   /**
-   * Registers the conversations this engine serves in the handler table (net/handlers.ts), for a
-   * client's engine; a server's table is composed in src/server/components.ts from handlerRows().
+   * Registers the conversation this engine serves in the handler table (net/handlers.ts): the
+   * partners' Requests, for a client's or a test host's engine; a server's table is composed in
+   * src/server/components.ts from handlerRows(). The partners' stop, cancel and restart orders are
+   * not the engine's: they go to the order service (src/operations/partner-orders.ts).
    */
   registerHandlers(handlers: RequestHandlers): void {
-    const rows = this.handlerRows(handlers);
-    handlers.register('request', rows.request, 'transfer engine');
-    handlers.registerSubKinds('valid', TRANSFER_ORDERS, rows.valid, 'transfer orders');
-    handlers.registerSubKinds('jsonCommand', TRANSFER_ORDERS, rows.jsonCommand, 'transfer orders');
+    handlers.register('request', this.handlerRows().request, 'transfer engine');
   }
 
-  /**
-   * The engine's rows of the handler table: Request, and the transfer orders of Valid and
-   * JsonCommand (sub-kinds TRANSFER_ORDERS: stop 9, cancel 10, restart 4). An order's packet the
-   * engine declines (another JSON class) goes to the kind's row for the rest in `handlers`.
-   */
-  handlerRows(handlers: RequestHandlers): { request: RequestHandler<'request'>; valid: RequestHandler<'valid'>; jsonCommand: RequestHandler<'jsonCommand'> } {
-    const control = transferControlHandlers(this, handlers.restOf('valid'), handlers.restOf('jsonCommand'));
-    return { request: (ctx, p) => handleRequest(this.core, ctx, p), ...control };
+  /** The engine's row of the handler table: Request. */
+  handlerRows(): { request: RequestHandler<'request'> } {
+    return { request: (ctx, p) => handleRequest(this.core, ctx, p) };
   }
 
   /**
@@ -213,9 +206,8 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
         // Nothing can be written when the database could not record the attempt's end.
         if (!outcome.retryable || outcome.unrecorded === true) return rest;
         // The outcome's record is the row as the attempt wrote it: only this last change is added.
-        const change = { ...transition(rest.record, { kind: 'givenUp' }), stop: new Date() };
-        await this.core.runner.updateState(keyOf(record), change);
-        return { ...rest, record: { ...rest.record, ...change } };
+        const written = await this.core.runner.move(rest.record, { kind: 'givenUp' });
+        return { ...rest, record: { ...rest.record, ...written } };
       }
       this.opts.logger.info({ id: String(record.specialId), code: outcome.code.char }, `transfer retried in ${this.opts.limits.delayRetry} ms`);
       await new Promise((resolve) => setTimeout(resolve, this.opts.limits.delayRetry));

@@ -1,7 +1,7 @@
 /**
  * The RUNNER row of a new transfer with this host as requester (database.md §6.1 "Row created by
  * the requester", §9.1): the one builder every entry point uses (engine, CLI asend/masend, REST v1
- * and v2, TRANSFER task, web UI, FileWatcher), so the same order gives the same row. It lives in
+ * and v2, the v1 table editor, TRANSFER task, web UI, FileWatcher), so the same order gives the same row. It lives in
  * src/transfer, below src/operations, because the engine builds the requested side's row too.
  */
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
@@ -26,7 +26,8 @@ export interface NewRecordInput {
   /** This host's id towards the partner (its TLS id for a TLS partner). */
   requester: string;
   partner: string;
-  rule: Rule;
+  /** The rule (its id and mode); a v1 table editor's row may name none yet (`idRule` ''). */
+  rule: Pick<Rule, 'idRule' | 'mode'>;
   md5?: boolean;
   /** Through mode (a stream instead of a file): the rule's mode becomes its through variant. */
   through?: boolean;
@@ -49,6 +50,11 @@ export interface NewRecordInput {
   /** Extra transfer information (REST v2 `transferInfo`): free text and/or a JSON map, merged. */
   transferInfo?: string;
   updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT | UpdatedInfo.RUNNING;
+  /**
+   * RETRIEVEMODE (this row's owner sends); default the mode's direction, as for a row this host
+   * requests. The v1 table editor's row may be owned by the requested host.
+   */
+  retrieveMode?: boolean;
   start: Date;
   now: Date;
 }
@@ -64,7 +70,7 @@ export function throughVariant(mode: TransferMode): TransferMode {
 }
 
 /** The mode of a new transfer: the rule's, its MD5 variant with `md5`, its through variant with `through`. */
-export function modeOf(rule: Rule, md5: boolean | undefined, through: boolean | undefined): TransferMode {
+export function modeOf(rule: Pick<Rule, 'mode'>, md5: boolean | undefined, through: boolean | undefined): TransferMode {
   const base = md5 === true ? withMd5(rule.mode) : rule.mode;
   return through === true ? throughVariant(base) : base;
 }
@@ -86,7 +92,7 @@ export function newTransferRecord(i: NewRecordInput): TransferRecord {
     specialId: i.specialId, requester: i.requester, requested: i.partner, ownerReq: i.ownerId,
     ...initialState(i.updatedInfo),
     blockSize: i.blockSize, mode,
-    retrieveMode: isSendMode(mode), isMoved: false,
+    retrieveMode: i.retrieveMode ?? isSendMode(mode), isMoved: false,
     start: i.start, stop: i.now,
     idRule: i.rule.idRule, filename: i.file, originalName: i.file, fileInfo,
     transferInfo: updateInfoMap(i.transferInfo ?? '', i.size === null ? {} : { ORIGINALSIZE: i.size }),

@@ -15,7 +15,7 @@ import { compileRegex, scanDirectories, type ScanFilter, type ScanProblems } fro
 import type { WatcherConfig } from './config.js';
 import { newItem, type FileItem } from './item.js';
 import { WatchLock } from './lock.js';
-import type { OrderRequest, OrderResult, OrderState, WatchOrders } from './orders.js';
+import type { OrderRequest, OrderResult, OrderState, WatchOrders } from './watch-orders.js';
 import { ReportBuilder, SPOOLED_INFORM_CLASS, type MonitorSummary } from './report.js';
 import { loadState, saveState } from './state-file.js';
 

@@ -13,7 +13,7 @@ import type { ConnectionPool } from '../net/pool.js';
 import { RateLimitedLog } from '../net/rate-log.js';
 import { loadTlsMaterial } from '../net/tls.js';
 import { formatIsoLocal } from '../model/iso-date.js';
-import { remoteReadable, TransferOrders, type LiveTransfers } from '../operations/index.js';
+import type { LiveTransfers } from '../operations/index.js';
 import { createAdminApp } from './admin/app.js';
 import { SessionStore } from './admin/sessions.js';
 import { ChartData } from './chart-data.js';
@@ -105,10 +105,8 @@ export class WebAreas {
     }
     const tls = (await loadTlsMaterial({ keyPath: server.adminKeyPath, keyStorePass: server.adminKeyStorePassword, keyPass: server.adminKeyPassword })).server;
     const rest = services.rest;
-    const orders = new TransferOrders({
-      store: rest.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
-      extraServed: remoteReadable(config.directories), live: () => this.deps.events(), now: rest.now,
-    });
+    // The order service REST uses, built by the composition (server/rest-services.ts).
+    const orders = rest.orders;
     const ctx = { services, orders, blocked: { value: false }, sessions: new SessionStore(config.hostId), guard: new AuthGuard(securityOf(config), log, Date.now, 'web administration'), live };
     return new WebListener('web-admin', network.serverHttpsPort, network.serverHttpsAddresses, () => createAdminApp(ctx, tls), 'web admin (login with serveradmin or a client-only partner)');
   }

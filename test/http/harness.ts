@@ -8,6 +8,7 @@ import { defaultSecurity, encryptPasswordHex, generateCryptoKey, REST_FUNCTIONS,
 import { createRestApp, memoryBandwidth, type RestServices } from '../../src/http/index.js';
 import { formatRoles } from '../../src/config/hostconfig-xml.js';
 import type { Host } from '../../src/model/host.js';
+import { remoteReadable, TransferOrders } from '../../src/operations/index.js';
 import { openStore, type DbConnectionSettings, type Store } from '../../src/store/index.js';
 
 export const SIG_KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
@@ -76,6 +77,11 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     config, store, log, bandwidth: memoryBandwidth(config), startedAt: new Date(), now: () => new Date(),
     fileMonitors: { list: () => [] }, counters: { networkConnections: () => 0, activeChannels: () => 0, inBandwidth: () => 0, outBandwidth: () => 0 },
     shutdown: (restart) => { shutdowns.push(restart); }, blockRequests: () => undefined,
+    // The order service as the server composes it (server/rest-services.ts); a test plugs an engine in `transfers`.
+    orders: new TransferOrders({
+      store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
+      extraServed: remoteReadable(config.directories), live: () => services.transfers, now: () => services.now(),
+    }),
   };
   const app: FastifyInstance = createRestApp({ services, rest });
   await app.listen({ port: 0, host: '127.0.0.1' });

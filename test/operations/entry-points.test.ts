@@ -4,10 +4,12 @@
 // CLI's send (a transfer run now) writes the same row but for the state columns of its attempt,
 // and the TRANSFER task (tasks.md §8) the same row as a submission of the same order.
 // Item 3: a v2 order naming a file outside the served directories is refused 403, nothing written.
+// Issue 33 item 3: a partner's stop, cancel and restart over R66 (through the real listener) is the
+// order service's call a REST order makes, and leaves the row the REST order leaves.
 import { writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TransferKey, TransferRecord } from '../../src/model/transfer.js';
 import { parseJdbcUrl } from '../../src/store/index.js';
 import { PASSWORD_HEX, runCli, sandbox, writeInstance, type Instance, type Sandbox } from '../cli/cli-helpers.js';
@@ -16,8 +18,11 @@ import { ADMIN, host, startHarness, type Harness } from '../http/harness.js';
 import { v1 as v1Call } from '../http/v1-client.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { readInfoMap } from '../../src/tasks/transfer-info.js';
-import { closeHosts, introduce, makeHost, type TestHost } from '../helpers/hosts.js';
+import { closeHosts, grantSystemRole, introduce, makeHost, type TestHost } from '../helpers/hosts.js';
+import { TransferOrders } from '../../src/operations/index.js';
+import { encodeValidCommand, newJsonCommand, PacketType, type Packet } from '../../src/protocol/index.js';
 import { addRulePair, at, task, transferBetween } from '../helpers/task-transfers.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const entry = (hostId: string, port: number): string => `<entry><hostid>${hostId}</hostid><address>127.0.0.1</address><port>${port}</port><key>${PASSWORD_HEX}</key></entry>`;
 
@@ -112,7 +117,7 @@ describe('one order, three entry points', () => {
     const v1Order = (id: string, packet: string, extra: Record<string, unknown>) =>
       rest('PUT', '/control', { '@class': cls(packet), requester: 'hosta', requested: 'hostb', specialid: id, ...extra });
     // Both rows as the scheduler leaves a transfer that failed in its data phase.
-    for (const id of [ids.v1, ids.v2]) await h.store.runner.updateState(keyOf(id), { globalStep: 5, globalLastStep: 2, rank: 7, updatedInfo: 4 });
+    for (const id of [ids.v1, ids.v2]) await setStoredRow(h.store.runner, keyOf(id), { globalStep: 5, globalLastStep: 2, rank: 7, updatedInfo: 4 });
     const same = async (): Promise<Record<string, unknown>> => {
       const [r1, r2] = (await Promise.all([ids.v1, ids.v2].map((id) => h.store.runner.get(keyOf(id))))).map(comparable);
       expect(r2).toEqual(r1);
@@ -130,7 +135,7 @@ describe('one order, three entry points', () => {
   });
 
   it('restart through the CLI (asend -id) gives the row v1 and v2 give', async () => {
-    for (const id of [ids.cli, ids.v1]) await h.store.runner.updateState(keyOf(id), { globalStep: 5, globalLastStep: 3, rank: 4, updatedInfo: 4 });
+    for (const id of [ids.cli, ids.v1]) await setStoredRow(h.store.runner, keyOf(id), { globalStep: 5, globalLastStep: 3, rank: 4, updatedInfo: 4 });
     expect((await runCli('client', ['asend', '-to', 'hostb', '-id', ids.cli], { ...box.env, CONFDIR: a.confDir })).code).toBe(0);
     await rest('PUT', '/control', { '@class': cls('RestartTransferJsonPacket'), requester: 'hosta', requested: 'hostb', specialid: ids.v1 });
     const [c, v] = (await Promise.all([ids.cli, ids.v1].map((id) => h.store.runner.get(keyOf(id))))).map(comparable);
@@ -184,3 +189,72 @@ describe('the TRANSFER task: the row a submission of the same order gives', () =
     expect(comparable(fromTask)).toEqual(comparable(submitted));
   });
 });
+
+describe("a partner's stop, cancel and restart over R66: the REST order's service call and row", () => {
+  let a: TestHost | undefined;
+  let b: TestHost | undefined;
+  let api: Harness | undefined;
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await api?.close();
+    await closeHosts(a, b);
+  });
+
+  it('each order from hostb through hosta\'s listener calls TransferOrders as REST v2 does, with the same row after it', async () => {
+    a = await makeHost('hosta');
+    // REST v2 over hosta's database with hosta's engine plugged in, as the server composes it.
+    api = await startHarness({ settings: parseJdbcUrl('sqlite', `jdbc:sqlite:${join(a.home, 'db.sqlite')}`) });
+    api.services.transfers = a.engine;
+    b = await makeHost('hostb');
+    await introduce(a, b);
+    await grantSystemRole(a, b);
+    await addRulePair([a, b], 'send', at(a, 'journal.txt'), () => ({}));
+    await writeFile(join(a.dirs.out, 'o.txt'), 'ordered');
+    const [overR66, overRest] = await Promise.all([1, 2].map(() => a!.engine.orders.submit({ partner: 'hostb', rule: 'send', file: 'o.txt', fileInfo: 'same' })));
+    const refs = [overR66!, overRest!].map((r) => ({ specialId: r.specialId, requester: 'hosta', requested: 'hostb' }));
+    // Both as the scheduler leaves a transfer that failed in its data phase.
+    for (const ref of refs) await setStoredRow(a.store.runner, { ...ref, ownerReq: 'hosta' }, { globalStep: 5, globalLastStep: 2, rank: 7, updatedInfo: 4 });
+    const calls = { stop: vi.spyOn(TransferOrders.prototype, 'stop'), cancel: vi.spyOn(TransferOrders.prototype, 'cancel'), restart: vi.spyOn(TransferOrders.prototype, 'restart') };
+    const ordered = (kind: keyof typeof calls): bigint[] => calls[kind].mock.calls.map(([ref]) => ref.specialId);
+    const partnerOrder = async (packet: Packet): Promise<Packet> => {
+      const { channel } = await b!.pool.openChannel('hosta');
+      try {
+        await channel.send(packet);
+        return await channel.receive(10_000);
+      } finally {
+        channel.close();
+      }
+    };
+    const restOrder = async (verb: string): Promise<void> => {
+      const res = await fetch(`${api!.base}/v2/transfers/${refs[1]!.specialId}_hostb/${verb}`, { method: 'PUT', headers: { authorization: ADMIN } });
+      expect(res.status, await res.text()).toBe(200);
+    };
+    const sameRows = async (): Promise<Record<string, unknown>> => {
+      const [r1, r2] = (await Promise.all(refs.map((ref) => a!.row(ref)))).map(comparable);
+      expect(r1).toEqual(r2);
+      return r1!;
+    };
+    // Stop in the legacy Valid form.
+    expect(await partnerOrder(encodeValidCommand({ cmd: 'stop', ...refs[0]! }))).toMatchObject({ kind: 'valid', middle: 'O' });
+    await restOrder('stop');
+    expect(ordered('stop')).toEqual([refs[0]!.specialId, refs[1]!.specialId]);
+    expect(await sameRows()).toMatchObject({ updatedInfo: 4, globalStep: 5, infoStatus: { char: 'H' }, rank: 7 });
+    // Restart in the JSON form (v2's restart stops first: a stopped row stays as it is).
+    const restart = newJsonCommand('RestartTransferJsonPacket', { ...lower(refs[0]!), restarttime: null, requestUserPacket: PacketType.VALID });
+    expect(await partnerOrder({ kind: 'jsonCommand', command: restart, result: '', subType: PacketType.VALID })).toMatchObject({ kind: 'jsonCommand', result: ErrorCode.PreProcessingOk.char });
+    await restOrder('restart');
+    expect(ordered('restart')).toEqual([refs[0]!.specialId, refs[1]!.specialId]);
+    expect(await sameRows()).toMatchObject({ updatedInfo: 3, globalStep: 2, infoStatus: { char: 'B' }, rank: 7 });
+    // Cancel in the JSON form.
+    const cancel = newJsonCommand('StopOrCancelJsonPacket', { ...lower(refs[0]!), requestUserPacket: PacketType.CANCEL });
+    expect(await partnerOrder({ kind: 'jsonCommand', command: cancel, result: '', subType: PacketType.CANCEL })).toMatchObject({ kind: 'jsonCommand', result: 'O' });
+    await restOrder('cancel');
+    expect(ordered('cancel')).toEqual([refs[0]!.specialId, refs[1]!.specialId]);
+    expect(await sameRows()).toMatchObject({ updatedInfo: 4, infoStatus: { char: 'K' }, rank: 0 });
+  });
+});
+
+/** A transfer's reference as the JSON orders name it. */
+function lower(ref: { specialId: bigint; requester: string; requested: string }): { specialid: bigint; requester: string; requested: string } {
+  return { specialid: ref.specialId, requester: ref.requester, requested: ref.requested };
+}

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatcherConfig } from '../../src/watch/config.js';
 import { newItem, type FileItem } from '../../src/watch/item.js';
-import type { WatchOrders } from '../../src/watch/orders.js';
+import type { WatchOrders } from '../../src/watch/watch-orders.js';
 import { DONE_CHECKS_PER_SCAN, FileWatcher } from '../../src/watch/watcher.js';
 
 const N = DONE_CHECKS_PER_SCAN + 2000; // a stride of 2

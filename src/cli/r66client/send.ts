@@ -98,7 +98,7 @@ async function runDirect(ctx: ClientCommandContext, session: ClientSession, engi
   }
   // -nolog: the local record is not kept after a success, nor after a connection failure.
   if (targs.noLog && (status < 2 || outcome.code === ErrorCode.ConnectionImpossible)) {
-    await session.store.runner.delete(outcome.record).catch(() => undefined);
+    await engine.orders.forget(outcome.record).catch(() => undefined);
   }
   return { status, exit: status < 2 ? 0 : exitCodeOf(outcome.code), body, record: outcome.record };
 }

@@ -11,7 +11,7 @@ import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '..
 import { WatchDaemon } from '../../watch/daemon.js';
 import { TransferOrders } from '../../operations/index.js';
 import type { TransferEngine } from '../../transfer/index.js';
-import { ServiceOrders } from '../../watch/orders.js';
+import { ServiceOrders } from '../../watch/watch-orders.js';
 import { compileRegex } from '../../watch/scanner.js';
 import type { InformAnswer } from '../../watch/watcher.js';
 import { parseArgs, type ParsedArgs } from '../args.js';

@@ -1,7 +1,7 @@
 /**
  * v1 `/control` (model Control, rest-v1.md §12.7): transfer information, restart, stop/cancel and
- * creation of a transfer to submit. Orders go through the transfer engine when it is plugged in,
- * else through the stored record (transfer-control.ts).
+ * creation of a transfer to submit. Orders go through the order service (`services.orders`): the
+ * running engine's when it is plugged in, else the stored record.
  */
 import { hasRole, Role } from '../../config/index.js';
 import { ErrorCode } from '../../model/error-code.js';
@@ -9,7 +9,6 @@ import { isMd5Mode } from '../../model/rule.js';
 import { ILLEGAL_SPECIAL_ID, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import type { JsonCommand, JsonCommandOf } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
-import { ordersOf, restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
 import { asOrderError } from '../../operations/index.js';
 import { isSelf, type ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
@@ -31,7 +30,7 @@ async function restart(ctx: RestListenerContext, id: V1Identity, p: JsonCommandO
   if (!hasRole(id.roles, Role.TRANSFER) && !isSelf(ctx, id)) return { code: 401, httpStatus: 401, command, model, detail: 'role TRANSFER required' };
   const key = keyOf(ctx, p);
   if (key === undefined) return { code: 406, command, model, results: [packetJson(p)], detail: `${ErrorCode.IncorrectCommand.meaning}: requester, requested and specialid are required` };
-  const result = await restartTransfer(ctx.services, key, p.restarttime === null ? undefined : new Date(p.restarttime));
+  const result = await ctx.services.orders.restart(key, p.restarttime === null ? undefined : new Date(p.restarttime));
   return { code: RESTART_OK.has(result.code.char) ? 200 : 406, command, model, results: [packetJson(p)], detail: result.message };
 }
 
@@ -41,7 +40,7 @@ async function stopOrCancel(ctx: RestListenerContext, id: V1Identity, p: JsonCom
   const key = keyOf(ctx, p);
   if (key === undefined) return { code: 404, command, model, results: [packetJson(p)], detail: 'requester, requested and specialid are required' };
   // Sub-type 10 cancels, anything else stops (the Java client sends 9 or 10).
-  const result = await stopOrCancelTransfer(ctx.services, key, p.requestUserPacket === 10 ? 'cancel' : 'stop');
+  const result = await (p.requestUserPacket === 10 ? ctx.services.orders.cancel(key) : ctx.services.orders.stop(key));
   return { code: 200, command, model, results: [packetJson(p)], detail: result.code.meaning };
 }
 
@@ -64,7 +63,7 @@ async function create(ctx: RestListenerContext, p: JsonCommandOf<'TransferReques
   if (remote === undefined) return refuse(`host ${p.requested ?? ''} is not known`);
   if (!p.filename) return refuse('filename is required');
   const start = startOf(ctx, p);
-  const orders = ordersOf(services);
+  const { orders } = services;
   let record: TransferRecord;
   try {
     if (p.specialId !== 0n && p.specialId !== ILLEGAL_SPECIAL_ID) {

@@ -7,7 +7,6 @@ import type { TransferFilter, TransferListOptions } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
 import { asOrderError } from '../../operations/index.js';
 import { TransferError } from '../../model/transfer-error.js';
-import { ordersOf, restartTransfer, stopOrCancelTransfer } from '../transfer-control.js';
 import { TRANSFER_STATUS, transferToJson } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
@@ -133,7 +132,7 @@ async function add(req: V2Request) {
   let record: TransferRecord;
   try {
     // The one order service: same row as the CLI and v1 (follow id, size), file policy applied.
-    record = await ordersOf(services).submit({
+    record = await services.orders.submit({
       partner: b.requested!, rule: b.ruleName!, file: b.filename!, start,
       ...(b.blockSize !== undefined ? { blockSize: b.blockSize } : {}), ...(b.fileInfo !== undefined ? { fileInfo: b.fileInfo } : {}),
       ...(b.transferInfo !== undefined ? { transferInfo: b.transferInfo } : {}),
@@ -164,7 +163,8 @@ function v2Refusal(err: unknown, rule: string, partner: string): Error {
  * map (follow id, the scheduler's retry count, RESCHEDULE counters); see docs/compatibility.md.
  */
 async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
-  const result = await stopOrCancelTransfer(req.ctx.services, record, kind);
+  const { orders } = req.ctx.services;
+  const result = await (kind === 'stop' ? orders.stop(record) : orders.cancel(record));
   return result.record ?? record;
 }
 
@@ -175,14 +175,14 @@ async function stopOrCancel(req: V2Request, kind: 'stop' | 'cancel') {
 /** Restart (§10.6): a running transfer is stopped first, then the row goes back to its restart point. */
 async function restart(req: V2Request) {
   const stopped = await interrupt(req, await findTransfer(req), 'stop');
-  const result = await restartTransfer(req.ctx.services, stopped, undefined);
+  const result = await req.ctx.services.orders.restart(stopped);
   return json(200, transferToJson(result.record ?? stopped));
 }
 
 /** Delete (§10.6) through the order service: initial state 404, running on this host 409. */
 async function remove(req: V2Request) {
   try {
-    await ordersOf(req.ctx.services).remove(await findTransfer(req));
+    await req.ctx.services.orders.remove(await findTransfer(req));
   } catch (err) {
     if (!(err instanceof TransferError)) throw err;
     throw new V2Status(err.details.reason === 'unknownTransfer' ? 404 : err.httpStatus, {}, err.message);

@@ -1,16 +1,19 @@
 /**
  * v1 `/transfers` (model DbTaskRunner, rest-v1.md §11.1). Keys are exact upper-case column names
  * (no case folding, unlike the other models). A record is found by id + REQUESTER + REQUESTED,
- * owned by this server.
+ * owned by this server. Create, update and delete are the order service's table-editor orders
+ * (TransferOrders putRow, editRow, forget): this model only reads and shapes the columns.
  */
 import { Role } from '../../../config/index.js';
 import { errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
-import { isSendMode, isThroughMode, TransferMode } from '../../../model/rule.js';
-import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../../model/transfer.js';
+import { isThroughMode, TransferMode } from '../../../model/rule.js';
+import { TaskStep, type TransferKey, type TransferRecord } from '../../../model/transfer.js';
 import { parseIsoDate } from '../../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../../store/index.js';
 import { infoInteger, readInfoMap } from '../../../tasks/transfer-info.js';
-import { IllegalTransitionError, initialState, transition, type StateEdit } from '../../../transfer/state.js';
+import { IllegalTransitionError, type StateEdit } from '../../../transfer/state.js';
+import { TransferError } from '../../../model/transfer-error.js';
+import type { RowEdit } from '../../../operations/index.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { bool, int, long, ModelError, parseId, SQL, text, type DataModel, type ModelArgs } from './model.js';
@@ -77,50 +80,40 @@ function mode(args: ModelArgs): TransferMode | undefined {
 }
 
 /**
- * Applies the supplied columns over `r` (create and update share this; keys exact upper case).
- * The state columns (GLOBALSTEP, GLOBALLASTSTEP, STEP, STEPSTATUS, INFOSTATUS, and UPDATEDINFO,
- * ignored on input and forced to TOSUBMIT: create and update submit the record, §11) change
- * through the state machine's `edit` move (src/transfer/state.ts): an illegal one (a row a
- * transfer writes now, GLOBALLASTSTEP 5, GLOBALSTEP behind GLOBALLASTSTEP, the steps of a finished
- * row) is a 400 with its reason, and `r` is left as it was.
+ * The columns a create or an update gives (keys exact upper case), read (and refused when
+ * malformed, in the columns' order) before anything is written. The state columns (GLOBALSTEP,
+ * GLOBALLASTSTEP, STEP, STEPSTATUS, INFOSTATUS; UPDATEDINFO is ignored on input and forced to
+ * TOSUBMIT: create and update submit the record, §11) are the state machine's `edit` move
+ * (src/transfer/state.ts), which the order service applies.
  */
-function applyFields(ctx: RestListenerContext, r: TransferRecord, args: ModelArgs): void {
+function editOf(ctx: RestListenerContext, args: ModelArgs): RowEdit {
   const s = (name: string): string | undefined => text(args, name, false);
-  // Every value is read (and refused when malformed, in the columns' order) before `r` changes.
-  const fields: Partial<TransferRecord> = {
-    idRule: s('IDRULE') ?? r.idRule,
-    mode: mode(args) ?? r.mode,
-    retrieveMode: bool(args, 'RETRIEVEMODE', false) ?? r.retrieveMode,
-    filename: s('FILENAME') ?? r.filename,
-    originalName: s('ORIGINALNAME') ?? r.originalName,
-    fileInfo: s('FILEINFO') ?? r.fileInfo,
-    isMoved: bool(args, 'ISMOVED', false) ?? r.isMoved,
-    blockSize: int(args, 'BLOCKSZ', false) ?? r.blockSize,
-  };
   const info = s('TRANSFERINFO');
-  if (info !== undefined) fields.transferInfo = info.trim() === '' ? '{}' : info;
-  const set: StateEdit = {};
-  const globalStep = step(args, 'GLOBALSTEP');
-  if (globalStep !== undefined) set.globalStep = globalStep;
-  const globalLastStep = step(args, 'GLOBALLASTSTEP');
-  if (globalLastStep !== undefined) set.globalLastStep = globalLastStep;
-  const subStep = int(args, 'STEP', false);
-  if (subStep !== undefined) set.step = subStep;
-  const stepStatus = status(args, 'STEPSTATUS');
-  if (stepStatus !== undefined) set.stepStatus = stepStatus;
-  const infoStatus = status(args, 'INFOSTATUS');
-  if (infoStatus !== undefined) set.infoStatus = infoStatus;
-  fields.rank = int(args, 'RANK', false) ?? r.rank;
-  fields.start = instant(ctx, args, 'STARTTRANS') ?? r.start;
-  fields.stop = instant(ctx, args, 'STOPTRANS') ?? r.stop;
-  let change;
+  const given: RowEdit['fields'] = {
+    idRule: s('IDRULE'), mode: mode(args), retrieveMode: bool(args, 'RETRIEVEMODE', false), filename: s('FILENAME'), originalName: s('ORIGINALNAME'),
+    fileInfo: s('FILEINFO'), isMoved: bool(args, 'ISMOVED', false), blockSize: int(args, 'BLOCKSZ', false),
+    transferInfo: info === undefined ? undefined : info.trim() === '' ? '{}' : info,
+  };
+  const state: StateEdit = { globalStep: step(args, 'GLOBALSTEP'), globalLastStep: step(args, 'GLOBALLASTSTEP'), step: int(args, 'STEP', false), stepStatus: status(args, 'STEPSTATUS'), infoStatus: status(args, 'INFOSTATUS') };
+  given.rank = int(args, 'RANK', false);
+  given.start = instant(ctx, args, 'STARTTRANS');
+  given.stop = instant(ctx, args, 'STOPTRANS');
+  return { fields: defined(given), state: defined(state) };
+}
+
+/** The keys whose value is given. */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** An edit the state machine or the row refuses is a 400 with its reason; nothing was written. */
+async function edited<T>(id: bigint, write: () => Promise<T>): Promise<T> {
   try {
-    change = transition(r, { kind: 'edit', set });
+    return await write();
   } catch (err) {
-    if (err instanceof IllegalTransitionError) throw new ModelError(400, `transfer ${r.specialId}: ${err.message}`);
+    if (err instanceof IllegalTransitionError || (err instanceof TransferError && err.details.reason === 'fixedColumn')) throw new ModelError(400, `transfer ${id}: ${err.message}`);
     throw err;
   }
-  Object.assign(r, fields, change);
 }
 
 /** The key of `/transfers/<id>?REQUESTER=..&REQUESTED=..`; the owner is always this server. */
@@ -160,6 +153,7 @@ async function list(ctx: RestListenerContext, args: ModelArgs): Promise<JsonObje
   return (await ctx.services.store.runner.list(filter, options)).map(transferItem);
 }
 
+/** Create is an upsert (§11), through the order service: an existing record is updated. */
 async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonObject> {
   const { services } = ctx;
   const missing = ['FILENAME', 'IDRULE', 'REQUESTER', 'REQUESTED'].filter((n) => !text(args, n, false));
@@ -170,39 +164,21 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
     requester: text(args, 'REQUESTER', false)!, requested: text(args, 'REQUESTED', false)!,
     ownerReq: owner === undefined || owner === '' ? services.config.hostId : owner,
   };
-  const existing = await services.store.runner.get(key);
-  const rule = existing === undefined ? await services.store.rules.get(text(args, 'IDRULE', false)!) : undefined;
-  const now = services.now();
-  const ruleMode = rule?.mode ?? TransferMode.SENDMODE;
-  const record: TransferRecord = existing ?? {
-    // The state columns of a new row from the state machine (state.ts); this model is the table
-    // editor of v1 (role SYSTEM): the columns the request gives are then applied as given.
-    ...key, ...initialState(UpdatedInfo.TOSUBMIT), blockSize: services.config.limits.blockSize, mode: ruleMode,
-    // The owner sends when it is the requester of a send mode, or the requested of a receive mode.
-    retrieveMode: (key.ownerReq === key.requester) === isSendMode(mode(args) ?? ruleMode),
-    isMoved: false, start: now, stop: now, idRule: '', filename: '', originalName: '', fileInfo: '', transferInfo: '{}',
-  };
-  applyFields(ctx, record, args);
-  if (record.originalName === '') record.originalName = record.filename;
-  // Create is an upsert (§11): an existing record is updated.
-  await services.store.runner.upsert(record);
-  return transferItem(record);
+  const edit = editOf(ctx, args);
+  return transferItem(await edited(key.specialId, () => services.orders.putRow(key, text(args, 'IDRULE', false)!, edit)));
 }
 
 async function update(ctx: RestListenerContext, id: string, args: ModelArgs): Promise<JsonObject | undefined> {
-  const record = await ctx.services.store.runner.get(keyOf(ctx, id, args));
-  if (record === undefined) return undefined;
+  const key = keyOf(ctx, id, args);
   // SPECIALID in a PUT body is ignored: the path names the record (§11.1 recommendation).
-  applyFields(ctx, record, args);
-  await ctx.services.store.runner.update(record);
-  return transferItem(record);
+  const edit = editOf(ctx, args);
+  const record = await edited(key.specialId, () => ctx.services.orders.editRow(key, edit));
+  return record === undefined ? undefined : transferItem(record);
 }
 
 async function remove(ctx: RestListenerContext, id: string, args: ModelArgs): Promise<JsonObject | undefined> {
-  const record = await ctx.services.store.runner.get(keyOf(ctx, id, args));
-  if (record === undefined) return undefined;
-  await ctx.services.store.runner.delete(record);
-  return transferItem(record);
+  const record = await ctx.services.orders.forget(keyOf(ctx, id, args));
+  return record === undefined ? undefined : transferItem(record);
 }
 
 const { BIGINT, BIT, VARCHAR, INTEGER, CHAR, TIMESTAMP, LONGVARCHAR } = SQL;

@@ -54,8 +54,8 @@ export interface WatchOrders {
 export interface ServiceOrdersOptions {
   /** The one order service of this process (its `live` engine runs the direct transfers). */
   service: TransferOrders;
-  /** The ids taken beforehand, and the local rows read (state) and deleted (`nolog`). */
-  store: { nextTransferIds(n: number): Promise<bigint[]>; runner: Pick<RunnerRepository, 'get' | 'delete'> };
+  /** The ids taken beforehand, and the local rows read (state); `nolog` forgets them through the service. */
+  store: { nextTransferIds(n: number): Promise<bigint[]>; runner: Pick<RunnerRepository, 'get'> };
   /** The partner's real id (aliases resolved). */
   realHostId(id: string): string;
   /** Starts the service's live engine before the first direct transfer (once). */
@@ -124,8 +124,7 @@ export class ServiceOrders implements WatchOrders {
   async forget(orders: ReadonlyArray<{ to: string; id: bigint }>): Promise<void> {
     for (const o of orders) {
       const key = await this.key(o.to, o.id);
-      const row = key === undefined ? undefined : await this.opts.store.runner.get(key);
-      if (row !== undefined) await this.opts.store.runner.delete(row).catch(() => undefined);
+      if (key !== undefined) await this.opts.service.forget(key).catch(() => undefined);
     }
   }
 
