@@ -6,7 +6,7 @@
  * checks every move itself: `runner.move(row, move, fields)` asks {@link transition} and writes
  * what it returns; the engine's RunnerRow (transfer/persistence.ts) computes its moves in memory
  * here and hands the store the {@link StateChange} they made. A move that is not legal from the
- * row's current state throws {@link IllegalTransitionError} before anything is written.
+ * row's current state throws {@link illegalTransition}'s error before anything is written.
  *
  * The state a move is checked against is the row's: `globalStep`, `globalLastStep`,
  * `updatedInfo` (and `retrieveMode`/`rank` for the restart point). The table {@link MOVES} is the
@@ -113,13 +113,22 @@ export type StateEdit = Partial<Pick<TransferRecord, 'globalStep' | 'globalLastS
 
 export type MoveKind = TransferMove['kind'];
 
-/** A move refused from the row's current state: nothing was written. */
+/** A move refused from the row's current state (nothing was written): the domain error, `details.reason` illegalTransition. */
+export function illegalTransition(move: MoveKind, from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand, to?: string): R66Error {
+  return new R66Error(code, `transfer state: ${move}${to === undefined ? '' : ` to ${to}`} is not allowed from ${describeState(from)}`, {
+    details: { reason: 'illegalTransition', move, globalStep: from.globalStep, globalLastStep: from.globalLastStep, updatedInfo: from.updatedInfo },
+  });
+}
+
+/** True for a refusal made by {@link illegalTransition}. */
+export function isIllegalTransition(err: unknown): err is R66Error {
+  return err instanceof R66Error && err.details.reason === 'illegalTransition';
+}
+
+/** Temporary alias (decision 0049) for the callers not converted yet: `instanceof` tests {@link isIllegalTransition}. */
 export class IllegalTransitionError extends R66Error {
-  constructor(readonly move: MoveKind, readonly from: TransferState, code: ErrorCodeInfo = ErrorCode.IncorrectCommand, to?: string) {
-    super(code, `transfer state: ${move}${to === undefined ? '' : ` to ${to}`} is not allowed from ${describeState(from)}`, {
-      details: { move, globalStep: from.globalStep, globalLastStep: from.globalLastStep, updatedInfo: from.updatedInfo },
-    });
-    this.name = 'IllegalTransitionError';
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return isIllegalTransition(v);
   }
 }
 
@@ -347,14 +356,14 @@ export function isLegal(state: TransferState, move: MoveKind | TransferMove): bo
 }
 
 /**
- * The columns `move` writes from `state`, or IllegalTransitionError when it is not legal. The
+ * The columns `move` writes from `state`, or illegalTransition()'s error when it is not legal. The
  * store writes the change (`runner.move()`, or `runner.saveMoves()` for the engine's RunnerRow),
  * and nothing else writes the state columns.
  */
 export function transition(state: TransferState, move: TransferMove): StateChange {
   const rule = MOVES[move.kind] as MoveRule<MoveKind>;
   if (!rule.legal(state, move as never)) {
-    throw new IllegalTransitionError(move.kind, state, rule.refusal?.(state) ?? ErrorCode.IncorrectCommand, move.kind === 'edit' ? describeEdit(move.set) : undefined);
+    throw illegalTransition(move.kind, state, rule.refusal?.(state) ?? ErrorCode.IncorrectCommand, move.kind === 'edit' ? describeEdit(move.set) : undefined);
   }
   return rule.apply(state, move as never) as StateChange;
 }
