@@ -188,7 +188,7 @@ async function load<T>(file: string, loader: () => Promise<T>): Promise<T> {
 
 /**
  * A rules file as every rule load reads it: the task types the server runs (its plug-ins included)
- * are kept, a type it cannot run refuses the file (RuleTaskError, tasks.md §11).
+ * are kept, others are skipped with a warning (tasks.md §1.5).
  */
 async function loadRules(file: string, tasks: TaskRegistry | undefined) {
   const rules = await loadRuleFile(file, tasks ? { acceptsTaskType: runsTaskType(tasks) } : {});

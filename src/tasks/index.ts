@@ -47,8 +47,7 @@ let builtins: TaskRegistry | undefined;
 
 /**
  * `validateRuleTasks` against `registry`, the host's (built-in types and loaded plug-ins, what its
- * engine runs), or the built-in types when there is none: throws RuleTaskError for a type the
- * registry cannot run (FTP, S3*, ICAP, SNMP unless a plug-in brings them).
+ * engine runs), or the built-in types when there is none.
  */
 export function checkRuleTasks(rule: Rule, registry?: TaskRegistry): RuleTaskCheck {
   return validateRuleTasks(rule, registry ?? (builtins ??= createTaskRegistry()));
@@ -63,7 +62,7 @@ export * from './context.js';
 export type { TaskImplementation, TaskInvocation, TaskResult } from './task.js';
 export { success, warning, failure } from './task.js';
 export type { ExecJavaCall, ExecJavaFactory, ExecJavaPlugin, TaskPluginModule } from './plugin-types.js';
-export { TaskRegistry, validateRuleTasks, validateRules, RuleTaskError, BUILTIN_TASK_TYPES, LATER_TASK_TYPES, S3_TASK_TYPES } from './registry.js';
+export { TaskRegistry, validateRuleTasks, validateRules, BUILTIN_TASK_TYPES, S3_TASK_TYPES } from './registry.js';
 export type { RuleTaskCheck } from './registry.js';
 export { runTaskList, tasksFor, sideOf } from './runner.js';
 export type { RunOptions, TaskListOutcome, TaskListStep, TaskSide } from './runner.js';

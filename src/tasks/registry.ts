@@ -2,9 +2,7 @@
  * Task type name -> implementation, and the EXECJAVA plug-ins by class name.
  *
  * Every type name of tasks.md is known here and implemented (FTP, S3*, ICAP and SNMP register from
- * src/tasks/network and src/monitor). LATER_TASK_TYPES stays as the seam for a type that is named
- * before its module lands: `validateRuleTasks` refuses a rule using one when rules are loaded, so
- * no transfer ever reaches it. It is empty today.
+ * src/tasks/network); a rule task of any other type is skipped with a warning when rules are loaded.
  */
 import type { Rule, RuleTask } from '../model/rule.js';
 import type { ExecJavaFactory } from './plugin-types.js';
@@ -20,24 +18,8 @@ export const BUILTIN_TASK_TYPES = [
 /** Names added by the S3 extension factory, always present in the original. */
 export const S3_TASK_TYPES = ['S3GET', 'S3GETDELETE', 'S3DELETE', 'S3PUT', 'S3PUTR66DELETE'] as const;
 
-/** Recognised names whose implementation arrives with a later module (none today). */
-export const LATER_TASK_TYPES: ReadonlySet<string> = new Set<string>();
-
 /** The original's internal type of extension tasks: never valid in a rule. */
 export const INTERNAL_TASK_TYPE = 'EXTENDED';
-
-/** Thrown when a rule uses a type this build cannot run; the message names the task and the rule. */
-export class RuleTaskError extends Error {
-  constructor(
-    message: string,
-    readonly idRule = '',
-    readonly list = '',
-    readonly type = '',
-  ) {
-    super(message);
-    this.name = 'RuleTaskError';
-  }
-}
 
 export class TaskRegistry {
   private readonly tasks = new Map<string, TaskImplementation>();
@@ -52,12 +34,6 @@ export class TaskRegistry {
   /** The implementation of a type (case-insensitive), or undefined. */
   get(type: string): TaskImplementation | undefined {
     return this.tasks.get(type.toUpperCase());
-  }
-
-  /** True for every name of tasks.md and every registered extension, implemented or not. */
-  isKnown(type: string): boolean {
-    const t = type.toUpperCase();
-    return this.tasks.has(t) || LATER_TASK_TYPES.has(t);
   }
 
   /** Registers an EXECJAVA plug-in under a class name (both package prefixes, see plugins.ts). */
@@ -86,9 +62,8 @@ export interface RuleTaskCheck {
 const LISTS = ['rPreTasks', 'rPostTasks', 'rErrorTasks', 'sPreTasks', 'sPostTasks', 'sErrorTasks'] as const;
 
 /**
- * Checks the task types of a rule when it is loaded. A type that is recognised but not available
- * in this build refuses the whole rule (RuleTaskError naming task and rule); an unknown type is
- * dropped with a warning, as the original skips it.
+ * Checks the task types of a rule when it is loaded: a type the registry does not run is dropped
+ * with a warning, as the original skips it (tasks.md §1.5).
  */
 export function validateRuleTasks(rule: Rule, registry: TaskRegistry): RuleTaskCheck {
   const warnings: string[] = [];
@@ -100,8 +75,6 @@ export function validateRuleTasks(rule: Rule, registry: TaskRegistry): RuleTaskC
       const where = `task ${index + 1} (${type || 'no type'}) of list ${list} in rule "${rule.idRule}"`;
       if (type !== '' && registry.get(type)) {
         kept.push(type === task.type ? task : { ...task, type });
-      } else if (LATER_TASK_TYPES.has(type)) {
-        throw new RuleTaskError(`${where}: task type ${type} is not available in this version of svc-r66; remove the task or the rule`, rule.idRule, list, type);
       } else if (type === INTERNAL_TASK_TYPE) {
         warnings.push(`${where}: ${INTERNAL_TASK_TYPE} is an internal type, never valid in a rule; task skipped`);
       } else {
@@ -115,8 +88,7 @@ export function validateRuleTasks(rule: Rule, registry: TaskRegistry): RuleTaskC
 
 /**
  * Checks every rule as it is loaded (rule files, database, REST): the one place every loading path
- * calls. Throws RuleTaskError on the first rule using a type not available in this build; returns
- * the rules with unknown types dropped, and one warning per dropped task.
+ * calls. Returns the rules with unknown types dropped, and one warning per dropped task.
  */
 export function validateRules(rules: readonly Rule[], registry: TaskRegistry): { rules: Rule[]; warnings: string[] } {
   const out: Rule[] = [];

@@ -17,7 +17,7 @@ import { createClientLogger } from '../../server/logger.js';
 import { taskLogger } from '../../server/task-registry.js';
 import { openNoDatabaseStore, openStore, parseJdbcUrl, StoreError, type Store } from '../../store/index.js';
 import { resolvingStoredPaths } from '../../operations/stored-paths.js';
-import { hostTaskRegistry, RuleTaskError, runsTaskType, validateRules, type TaskRegistry } from '../../tasks/index.js';
+import { hostTaskRegistry, runsTaskType, type TaskRegistry } from '../../tasks/index.js';
 import { UsageError } from '../cli-error.js';
 import { configFileOf, type Instance } from '../instance.js';
 import type { Io } from '../io.js';
@@ -86,17 +86,8 @@ async function openClientStore(config: ClientConfig, logger: Logger, tasks: () =
   const db = config.db;
   if (db === null) {
     const registry = await tasks();
-    const store = await openNoDatabaseStore(config, { logger: (m) => logger.warn(m), acceptsTaskType: runsTaskType(registry) });
-    try {
-      // As a server checks its rules at start: a rule file using a task type this build cannot run
-      // (FTP, S3*, ICAP, SNMP without a plug-in) stops the command now, not the transfer that reaches it.
-      validateRules(await store.rules.list(), registry);
-    } catch (err) {
-      await store.close().catch(() => undefined);
-      if (err instanceof RuleTaskError) throw new ClientSetupError(err.message);
-      throw err;
-    }
-    return store;
+    // The rule files keep the task types this client runs (its plug-ins included); others are skipped with a warning.
+    return openNoDatabaseStore(config, { logger: (m) => logger.warn(m), acceptsTaskType: runsTaskType(registry) });
   }
   const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId, logger: (m) => logger.warn(m) });
   if (!(await store.isInitialised().catch(() => false))) {

@@ -11,7 +11,7 @@ import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { ruleSchema } from './schemas.js';
 import { jsonText, parseBody, parseQuery, qEnum, qInt, qText } from './validate.js';
-import { checkRuleTasks, RuleTaskError, type TaskRegistry } from '../../tasks/index.js';
+import type { TaskRegistry } from '../../tasks/index.js';
 
 const ORDERS = ['ascName', 'descName', 'ascRuleID', 'descRuleID'] as const;
 const MODE_LIST = Object.keys(MODE_BY_NAME) as [string, ...string[]];
@@ -118,18 +118,7 @@ async function applyBody(req: V2Request, base: Rule, errors: ErrorList, required
   }
   const registry = req.ctx.services.tasks;
   for (const key of TASK_KEYS) if (b[key] !== undefined) rule[key] = tasksOf(b[key], key, errors, registry);
-  refuseUnavailableTasks(rule, errors, registry);
   return rule;
-}
-
-/** A task type this server cannot run (FTP, S3*, ICAP, SNMP without a plug-in) refuses the rule (tasks.md §11). */
-function refuseUnavailableTasks(rule: Rule, errors: ErrorList, registry: TaskRegistry | undefined): void {
-  try {
-    checkRuleTasks(rule, registry);
-  } catch (err) {
-    if (!(err instanceof RuleTaskError)) throw err;
-    errors.add(V2Code.IllegalFieldValue, `${err.type} (${err.message})`, err.list);
-  }
 }
 
 const emptyRule = (): Rule => ({

@@ -7,7 +7,6 @@ import { decodeHostIds, decodeTasks, encodeTasks, encryptPasswordHex, TASK_TYPES
 import type { Host } from '../../model/host.js';
 import { TransferMode, type Rule } from '../../model/rule.js';
 import { restoreMaskedSecrets } from '../../model/rule-secrets.js';
-import { checkRuleTasks } from '../../tasks/index.js';
 import { field, html, Html, notice, select, table } from '../html.js';
 import { flag, intParam, text } from '../params.js';
 import type { PageAnswer, PageRequest } from './context.js';
@@ -126,7 +125,6 @@ export async function rulesPage(r: PageRequest): Promise<PageAnswer> {
           const unknown = rule[k].find((x) => !TASK_TYPES.has(x.type) && rest.tasks?.get(x.type) === undefined);
           if (unknown !== undefined) throw new Error(`${k}: unknown task type ${unknown.type}`);
         }
-        checkRuleTasks(rule, rest.tasks);
         // Masked credentials (pasted from an export or REST answer of a caller without RULE) keep the stored values, or the form is refused.
         const kept = restoreMaskedSecrets(rule, action === 'Create' ? undefined : await store.rules.get(id));
         if (action === 'Create') await store.rules.insert(kept);

@@ -10,7 +10,6 @@ import { StoreError } from '../../../store/index.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
 import { int, ModelError, SQL, text, type DataModel, type ModelArgs } from './model.js';
-import { checkRuleTasks, RuleTaskError, type TaskRegistry } from '../../../tasks/index.js';
 
 /** Column -> rule field of the task lists, in the original's output order. */
 const TASK_COLUMNS = [
@@ -57,16 +56,6 @@ function withStoredSecrets(rule: Rule, stored: Rule | undefined): Rule {
   }
 }
 
-/** A task type this server cannot run (FTP, S3*, ICAP, SNMP without a plug-in) refuses the rule (tasks.md §11). */
-function refuseUnavailableTasks(rule: Rule, registry: TaskRegistry | undefined): void {
-  try {
-    checkRuleTasks(rule, registry);
-  } catch (err) {
-    if (err instanceof RuleTaskError) throw new ModelError(400, err.message);
-    throw err;
-  }
-}
-
 async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonObject> {
   const id = text(args, 'IDRULE');
   if (!id) throw new ModelError(400, 'not enough data to create a rule: IDRULE required');
@@ -78,7 +67,6 @@ async function create(ctx: RestListenerContext, args: ModelArgs): Promise<JsonOb
     rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0,
   };
   apply(rule, args);
-  refuseUnavailableTasks(rule, ctx.services.tasks);
   rule = withStoredSecrets(rule, stored);
   await store.upsert(rule);
   return ruleItem(rule);
@@ -108,7 +96,6 @@ export const rulesModel: DataModel = {
     if (stored === undefined) return undefined;
     const rule = { ...stored };
     apply(rule, args);
-    refuseUnavailableTasks(rule, ctx.services.tasks);
     const kept = withStoredSecrets(rule, stored);
     await ctx.services.store.rules.upsert(kept);
     return ruleItem(kept);
