@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessage } from '../../src/client/message.js';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { SnmpService } from '../../src/monitor/snmp/agent.js';
-import { MemoryWatch, memoryWarnRatio, type MemorySample } from '../../src/monitor/snmp/warnings.js';
+import { MemoryWatch, memoryWarnRatio, type MemorySample } from '../../src/monitor/snmp/memory-watch.js';
 import { notifyUnexpected } from '../../src/net/alerts.js';
 import { R66Error } from '../../src/model/r66-error.js';
 import { encodeFrame } from '../../src/protocol/index.js';

@@ -17,7 +17,7 @@ import type { TransferOutcome, TransferProgress } from '../../transfer/types.js'
 import { countTransfers, PRIVATE_OBJECTS, SYSTEM_OBJECTS, type MibObject, type MibValues, type SystemNames, type TransferCounts, type ValueKind } from './mib.js';
 import { NotificationHub } from './hub.js';
 import { SnmpNotifier, TrapLevel } from './notifier.js';
-import { MemoryWatch, memoryWarnRatio } from './warnings.js';
+import { MemoryWatch, memoryWarnRatio } from './memory-watch.js';
 
 export interface SnmpServiceDeps {
   hostId: string;
