@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../config/xml-write.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { runnersDocument, type Store, type TransferFilter } from '../store/index.js';
 import { formatIsoLocal } from '../model/iso-date.js';
-import { isLegal, transition } from '../transfer/state.js';
+import { isLegal } from '../model/transfer-state.js';
 
 /** Where an export goes and who "self" is. */
 export interface HistoryContext {
@@ -146,7 +146,7 @@ export async function exportHistoryV2(ctx: HistoryContext, req: LogExportV2Reque
   } else if (req.clean) {
     for (const r of records) {
       // The state machine's `clean` move (the same rows as before: complete, OK, not yet DONE).
-      if (isLegal(r, 'clean')) await ctx.store.runner.updateState(r, { ...transition(r, { kind: 'clean' }), stop: r.stop });
+      if (isLegal(r, 'clean')) await ctx.store.runner.move(r, { kind: 'clean' }, { stop: r.stop });
     }
   }
   return { file, exported: records.length, purged };

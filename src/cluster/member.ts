@@ -29,7 +29,6 @@ import type { Limits } from '../model/limits.js';
 import { DatabaseLease } from '../monitor/leader.js';
 import type { Store } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
-import { transition } from '../transfer/state.js';
 import type { HostConfig } from '../model/host-config.js';
 import { ConfigurationSync, HostConfigSync } from './config-sync.js';
 
@@ -208,7 +207,7 @@ export class ClusterMember {
   private async resubmitInterrupted(): Promise<void> {
     const store = this.opts.store();
     const rows = await store.runner.list({ ownerReq: this.opts.hostId, updatedInfo: [UpdatedInfo.INTERRUPTED] });
-    for (const r of rows) await store.runner.updateState(r, transition(r, { kind: 'handBack' }));
+    for (const r of rows) await store.runner.move(r, { kind: 'handBack' });
     if (rows.length > 0) this.opts.logger.info({ reset: rows.length }, 'cluster: interrupted transfers reset for resubmission at start');
   }
 
@@ -235,7 +234,7 @@ export class ClusterMember {
       for (const r of rows) {
         const current = await tx.runner.get(r);
         if (current === undefined || !resumable(current) || memberOf(current.transferInfo) !== memberOf(r.transferInfo)) continue;
-        await tx.runner.updateState(r, transition(current, { kind: 'handBack', at: new Date() }));
+        await tx.runner.move(current, { kind: 'handBack', at: new Date() });
         moved++;
       }
       return moved;
@@ -260,7 +259,7 @@ export class ClusterMember {
           continue;
         }
         const transferInfo = updateInfoMap(record.transferInfo, { [MEMBER_KEY]: this.member });
-        await tx.runner.updateState(record, { ...transition(record, { kind: 'dueStart' }), transferInfo });
+        await tx.runner.move(record, { kind: 'dueStart' }, { transferInfo });
         // The engine's own first write says RUNNING again; its in-memory row stays as listed.
         claimed.push({ ...record, transferInfo });
       }

@@ -193,12 +193,6 @@ export interface RunnerRepository {
    * UPDATEDINFO neither 6 nor 0, and STEPSTATUS > 'O' become DONE (6).
    */
   markFinishedAsDone(ownerReq: string): Promise<number>;
-  /** @deprecated a whole-row save: callers move to {@link move}/{@link saveMoves}/{@link importRows} (issue 33 item 2). */
-  upsert(record: TransferRecord): Promise<void>;
-  /** @deprecated a whole-row save: callers move to {@link move}/{@link saveMoves} (issue 33 item 2). */
-  update(record: TransferRecord): Promise<boolean>;
-  /** @deprecated any columns: callers move to {@link move} or a named update (issue 33 item 2). */
-  updateState(key: TransferKey, change: TransferStateChange): Promise<boolean>;
 }
 
 /** Per-server business/roles/aliases/others (table HOSTCONFIG). */

@@ -4,9 +4,26 @@
  * on the key; a file rewrite without a database). The state columns come only from the state
  * machine (model/transfer-state.ts): `move` asks it here, `saveMoves` takes what it computed.
  */
-import { transition, type RowFields, type StateChange, type TransferMove, type TransferStateChange } from '../model/transfer-state.js';
+import { transition, type RowFields, type StateChange, type StateColumn, type TransferMove, type TransferStateChange } from '../model/transfer-state.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { MoveTarget, RunnerRepository, WrittenChange } from './repository-types.js';
+
+/** The state columns: written only as the state machine computed them. */
+const STATE_COLUMNS = ['globalStep', 'globalLastStep', 'stepStatus', 'updatedInfo'] as const satisfies readonly StateColumn[];
+
+/**
+ * The columns of one write: `fields`, then the state columns of `moved` (absent ones stay
+ * unwritten), so a state column given in `fields` (a record passed as fields) is never written.
+ */
+function movedColumns(moved: StateChange | undefined, fields: RowFields): TransferStateChange {
+  const change: TransferStateChange = Object.assign({}, moved, fields);
+  for (const c of STATE_COLUMNS) {
+    const v = moved?.[c];
+    if (v !== undefined) (change as Record<StateColumn, unknown>)[c] = v;
+    else if (change[c] !== undefined) delete change[c];
+  }
+  return change;
+}
 
 type NamedWrites = Pick<RunnerRepository, 'move' | 'saveMoves' | 'updateRank' | 'updateInfo' | 'reschedule' | 'updateFilename'>;
 
@@ -16,12 +33,12 @@ export abstract class RunnerWrites implements NamedWrites {
 
   async move(row: MoveTarget, move: TransferMove, fields: RowFields = {}): Promise<WrittenChange | undefined> {
     // transition() throws IllegalTransitionError before anything is written.
-    const change: WrittenChange = Object.assign({}, transition(row, move), fields, { stop: fields.stop ?? new Date() });
+    const change = Object.assign(movedColumns(transition(row, move), fields), { stop: fields.stop ?? new Date() });
     return (await this.writeColumns(row, change)) ? change : undefined;
   }
 
   saveMoves(key: TransferKey, moved: StateChange | undefined, fields: RowFields): Promise<boolean> {
-    return this.writeColumns(key, moved === undefined ? fields : Object.assign({}, moved, fields));
+    return this.writeColumns(key, movedColumns(moved, fields));
   }
 
   updateRank(key: TransferKey, rank: number): Promise<boolean> {

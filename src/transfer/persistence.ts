@@ -10,19 +10,34 @@
  * transfer, where the database was a third of the CPU (docs/performance.md, decision 0013). A
  * staged change is always written by the next set()/saveAll()/saveRank()/flush(), and every caller
  * that sends a packet or runs a task after staging writes first.
+ *
+ * The store is the one writer of the row (decision 0047): a write hands it the state columns the
+ * staged moves computed (a StateChange of the state machine) and the non-state columns staged
+ * since the last write (`runner.saveMoves`); the first write of a new row inserts the record.
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
 import type { RunnerRepository, TransferStateChange } from '../store/index.js';
-import { transition, type StateColumn, type TransferMove } from './state.js';
+import { mergeMoves, transition, type RowFields, type StateChange, type TransferMove } from './state.js';
 
 /**
  * A change of the columns that are not the state's: the state columns (GLOBALSTEP,
  * GLOBALLASTSTEP, STEPSTATUS, UPDATEDINFO) only change through {@link RunnerRow.move}, which asks
  * the state machine (state.ts) and refuses an illegal move before anything is written.
  */
-export type DataChange = Omit<TransferStateChange, StateColumn>;
+export type DataChange = RowFields;
+
+/**
+ * The non-state columns of the record a saveAll() writes: every one tasks or the Request answer may
+ * change in place (the key, IDRULE and RETRIEVEMODE never change; the state columns only by a move).
+ */
+function recordFields(r: TransferRecord): RowFields {
+  return {
+    step: r.step, rank: r.rank, blockSize: r.blockSize, mode: r.mode, infoStatus: r.infoStatus, isMoved: r.isMoved, filename: r.filename,
+    originalName: r.originalName, fileInfo: r.fileInfo, transferInfo: r.transferInfo, start: r.start, stop: r.stop,
+  };
+}
 
 /**
  * A write of the transfer's row that failed (the database stopped, its connection broke, its file
@@ -55,9 +70,11 @@ export class RunnerRow {
     return { specialId: r.specialId, requester: r.requester, requested: r.requested, ownerReq: r.ownerReq };
   }
 
-  /** Columns changed in memory and not written yet (see stage()). */
+  /** Columns changed in memory and not written yet (see stage()), in the order they changed. */
   private pending: TransferStateChange | null = null;
-  /** A whole-row write is pending (saveAll() staged): it carries every staged column. */
+  /** The state columns of the moves staged since the last write, as the state machine computed them. */
+  private moved: StateChange | undefined = undefined;
+  /** A write of the record's non-state columns is pending (saveAll() staged): it carries every staged column. */
   private pendingAll = false;
 
   /** The first write of this row that failed (RowWriteError): later writes are refused with it. */
@@ -85,7 +102,7 @@ export class RunnerRow {
     Object.assign((this.pending ??= {}), change).stop = stop;
   }
 
-  /** Stages a whole-row write (after tasks or the Request answer changed the record in place). */
+  /** Stages a write of the record's non-state columns (after tasks or the Request answer changed them in place). */
   stageAll(): void {
     this.record.stop = new Date();
     this.pendingAll = true;
@@ -114,14 +131,16 @@ export class RunnerRow {
       this.inserted = true;
       this.pendingAll = false;
       this.pending = null;
-    } else if (this.pendingAll) {
+      this.moved = undefined;
+    } else if (this.pendingAll || this.pending !== null) {
+      // The store takes the state columns from `moved` only; the rest of `pending` (and the
+      // record's, after saveAll()) are the non-state columns, the latest value of each.
+      const fields: RowFields = this.pendingAll ? Object.assign(this.pending ?? {}, recordFields(this.record)) : (this.pending ?? {});
+      const moved = this.moved;
       this.pendingAll = false;
       this.pending = null;
-      await this.write(() => this.runner.update(this.record));
-    } else if (this.pending !== null) {
-      const change = this.pending;
-      this.pending = null;
-      await this.write(() => this.runner.updateState(this.key, change));
+      this.moved = undefined;
+      await this.write(() => this.runner.saveMoves(this.key, moved, fields));
     }
   }
 
@@ -131,7 +150,7 @@ export class RunnerRow {
     await this.flush();
   }
 
-  /** Writes every column (after tasks changed the record in place). */
+  /** Writes the record's non-state columns with what is staged (after tasks changed the record in place). */
   async saveAll(): Promise<void> {
     this.stageAll();
     await this.flush();
@@ -145,7 +164,7 @@ export class RunnerRow {
 
   /**
    * Writes RANK = `rank`, a checkpoint taken earlier, with what is staged, leaving the record's
-   * rank (the data loop's, further on by now) as it is. Nothing is written when a whole-row write
+   * rank (the data loop's, further on by now) as it is. Nothing is written when a saveAll() write
    * or the insert is pending: those carry the record's rank, which may point past synced data.
    */
   async saveRankAt(rank: number): Promise<void> {
@@ -165,7 +184,9 @@ export class RunnerRow {
    * IllegalTransitionError and changes nothing, in memory or in the row.
    */
   async move(m: TransferMove, extra: DataChange = {}, write = true): Promise<void> {
-    this.stageAny(Object.assign({}, transition(this.record, m), extra));
+    const moved = transition(this.record, m);
+    this.moved = mergeMoves(this.moved, moved);
+    this.stageAny(Object.assign({}, moved, extra));
     if (write) await this.flush();
   }
 

@@ -15,7 +15,7 @@ import { RunnerRow } from './persistence.js';
 import { resolveSendFile, ruleDirectories, sizeAfterPreTasks } from './placement.js';
 import { finishPlacedFile, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { compressionAgreed } from './requester.js';
-import { isFinished, restartPoint, transition } from './state.js';
+import { isFinished, restartPoint } from './state.js';
 import { runSender } from './sender.js';
 import { combineLimits } from './shaper.js';
 import { TransferSession } from './session.js';
@@ -28,7 +28,7 @@ import { requestedRecord } from './new-record.js';
  * side keeps its state in memory and writes nothing.
  */
 const SELF_REQUEST_ROW = {
-  insert: async () => undefined, update: async () => true, updateState: async () => true, updateRank: async () => true, updateInfo: async () => true,
+  insert: async () => undefined, saveMoves: async () => true, updateRank: async () => true, updateInfo: async () => true,
 } as unknown as EngineCore['runner'];
 
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {
@@ -90,13 +90,11 @@ async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPac
   }
   let record: TransferRecord;
   if (existing) {
-    record = existing;
-    // Where it resumes: one function (state.ts), capped by the rank the requester offers.
-    record.rank = restartPoint(record, { isSender, gapRestart: core.limits.gapRestart, offeredRank: p.rank }).rank;
-    record.blockSize = blockSize;
-    record.fileInfo = p.fileInformation;
-    Object.assign(record, transition(record, { kind: 'requestedResume' }), { stop: new Date() });
-    await core.runner.update(record);
+    // Where it resumes: one function (state.ts), capped by the rank the requester offers. The
+    // file name as read (resolved, stored-paths) is written back with the move.
+    const rank = restartPoint(existing, { isSender, gapRestart: core.limits.gapRestart, offeredRank: p.rank }).rank;
+    const fields = { rank, blockSize, fileInfo: p.fileInformation, filename: existing.filename };
+    record = Object.assign(existing, fields, await core.runner.move(existing, { kind: 'requestedResume' }, fields));
   } else {
     record = requestedRecord({ key, rule, mode: p.mode, isSender, blockSize, filename: p.filename, fileInfo: p.fileInformation, size: p.length, now: new Date() });
   }

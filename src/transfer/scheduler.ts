@@ -12,7 +12,7 @@ import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
 import type { TransferEngine } from './engine.js';
-import { IllegalTransitionError, transition } from './state.js';
+import { IllegalTransitionError } from './state.js';
 
 /** Default retries of a scheduled transfer whose connection failed or was lost. */
 const SCHEDULED_RETRIES = 5;
@@ -187,7 +187,7 @@ export class TransferScheduler {
     const keyCols = { specialId: record.specialId, requester: record.requester, requested: record.requested, ownerReq: record.ownerReq };
     if (!this.opts.ownIds.includes(record.requester)) {
       // Only the requester starts a transfer (database.md §9.1).
-      this.inFlight.set(key, runner.updateState(keyCols, transition(record, { kind: 'notRequester' })).then(() => undefined).finally(() => this.inFlight.delete(key)));
+      this.inFlight.set(key, runner.move(record, { kind: 'notRequester' }).then(() => undefined).finally(() => this.inFlight.delete(key)));
       return;
     }
     this.attempts.set(key, keyCols);
@@ -258,14 +258,14 @@ export class TransferScheduler {
       const info = updateInfoMap(row.transferInfo, { [RETRY_KEY]: n });
       if (n <= max) {
         this.opts.logger.info({ id: String(keyCols.specialId), code: end.code.char, retry: n, of: max }, `transfer retried in ${this.opts.retryDelayMs} ms`);
-        await runner.updateState(keyCols, { ...transition(row, { kind: 'retryLater', at: new Date(Date.now() + this.opts.retryDelayMs), ...status }), transferInfo: info });
+        await runner.move(row, { kind: 'retryLater', at: new Date(Date.now() + this.opts.retryDelayMs), ...status }, { transferInfo: info });
         return;
       }
       // Given up: the count stays one above the limit, visible in the row.
       this.opts.logger.warn({ id: String(keyCols.specialId), code: end.code.char, retries: max }, 'transfer in error after its retries');
-      await runner.updateState(keyCols, { ...transition(row, { kind: 'givenUp', ...status }), transferInfo: info });
+      await runner.move(row, { kind: 'givenUp', ...status }, { transferInfo: info });
     } else if (stored > 0) {
-      await runner.updateState(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
+      await runner.updateInfo(keyCols, { transferInfo: updateInfoMap(row.transferInfo, { [RETRY_KEY]: 0 }) });
     }
   }
 }

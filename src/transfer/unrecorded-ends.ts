@@ -13,7 +13,7 @@ import type { ErrorCodeInfo } from '../model/error-code.js';
 import { UpdatedInfo, type TransferKey } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { runningKey } from './core.js';
-import { IllegalTransitionError, transition } from './state.js';
+import { IllegalTransitionError } from './state.js';
 
 const RETRY_MS = 1000;
 
@@ -78,7 +78,7 @@ export class UnrecordedEnds {
         const row = await this.runner.get(end.key);
         // Looked at again after the read: a retry that started meanwhile owns the row.
         if (row !== undefined && row.updatedInfo === UpdatedInfo.RUNNING && !this.isRunning(k)) {
-          await this.runner.updateState(end.key, transition(row, { kind: 'inError', code: end.code }));
+          await this.runner.move(row, { kind: 'inError', code: end.code });
           this.logger.info({ id: String(end.key.specialId), code: end.code.char }, 'transfer error recorded once the database took writes again');
         }
         this.kept.delete(k);

@@ -8,6 +8,7 @@ import { TaskStep, UpdatedInfo, type TransferKey } from '../../src/model/transfe
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { host, startHarness, type Harness } from './harness.js';
 import { v1, type V1CallOptions } from './v1-client.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const ADMIN = { user: 'v1admin', password: 'adminpw1' };
 const dbc = testDialects()[0]!;
@@ -39,7 +40,7 @@ describe(`REST v1 /transfers through the state machine (${dbc.name})`, () => {
     expect((await call('PUT', `/transfers/101${q}`, { body: '{"GLOBALSTEP":2,"STEPSTATUS":"B"}' })).json().answer).toMatchObject({ GLOBALSTEP: 2, GLOBALLASTSTEP: 2, STEPSTATUS: 'B  ', UPDATEDINFO: 3 });
     expect((await call('PUT', `/transfers/101${q}`, { body: '{"GLOBALSTEP":3,"GLOBALLASTSTEP":3}' })).json().answer).toMatchObject({ GLOBALSTEP: 3, GLOBALLASTSTEP: 3 });
     // A finished row keeps its steps but its other columns may change (and it is submitted: v1's rule).
-    await h.store.runner.updateState(key('101'), { globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE });
+    await setStoredRow(h.store.runner, key('101'), { globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE });
     expect((await call('PUT', `/transfers/101${q}`, { body: '{"FILEINFO":"noted","GLOBALSTEP":4}' })).json().answer).toMatchObject({ FILEINFO: 'noted', GLOBALSTEP: 4, UPDATEDINFO: 3 });
   });
 
@@ -57,14 +58,14 @@ describe(`REST v1 /transfers through the state machine (${dbc.name})`, () => {
 
   it('refused on update: a row a transfer writes now, the steps of a finished row; the row unchanged', async () => {
     expect((await create('303', { GLOBALSTEP: 2, GLOBALLASTSTEP: 2, RANK: 3 })).status).toBe(200);
-    await h.store.runner.updateState(key('303'), { updatedInfo: UpdatedInfo.RUNNING });
+    await setStoredRow(h.store.runner, key('303'), { updatedInfo: UpdatedInfo.RUNNING });
     const running = await h.store.runner.get(key('303'));
     const res = await call('PUT', `/transfers/303${q}`, { body: '{"RANK":9}' });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ code: 400, detail: expect.stringContaining('RUNNING') as unknown });
     expect(await h.store.runner.get(key('303'))).toEqual(running);
 
-    await h.store.runner.updateState(key('303'), { globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, updatedInfo: UpdatedInfo.DONE });
+    await setStoredRow(h.store.runner, key('303'), { globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, updatedInfo: UpdatedInfo.DONE });
     const done = await h.store.runner.get(key('303'));
     const reopen = await call('PUT', `/transfers/303${q}`, { body: '{"GLOBALSTEP":2,"GLOBALLASTSTEP":2}' });
     expect(reopen.status).toBe(400);

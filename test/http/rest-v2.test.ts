@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { ADMIN, basic, SIG_KEY, startHarness, type Harness } from './harness.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const dialects = testDialects();
 
@@ -132,7 +133,7 @@ describe.each(dialects)('REST v2 on $name', (dbc) => {
     // Stop, restart and cancel change the status columns only: TRANSFERINFO keeps its map (the
     // scheduler's retry count, the follow id), where the original wrote "H" or "K" over it.
     const info = '{"SCHEDULERETRY":2,"follow":-922337203685477123}';
-    await h.store.runner.updateState(stored[0]!, { transferInfo: info });
+    await setStoredRow(h.store.runner, stored[0]!, { transferInfo: info });
     const stop = await call(h, 'PUT', `/v2/transfers/${idText}_hostb/stop`, { auth: ADMIN });
     expect(stop.json()).toMatchObject({ status: 'INERROR', errorCode: 'H'.charCodeAt(0), transferInfo: info });
     expect((await call(h, 'PUT', `/v2/transfers/${idText}_hostb/restart`, { auth: ADMIN })).json()).toMatchObject({ status: 'TOSUBMIT', transferInfo: info });

@@ -93,7 +93,7 @@ describe('push monitoring to an HTTP receiver (monitoring.md A.2-A.4, A.6)', () 
     expect(receiver.received).toHaveLength(1);
     const afterEmpty = await lastDate(db.store);
     expect(afterEmpty!.getTime()).toBeGreaterThanOrEqual(stored!.getTime());
-    await db.store.runner.update({ ...(await db.store.runner.get({ specialId: 7165003344123456789n, requester: 'hostb', requested: HOST, ownerReq: HOST }))!, stop: new Date() });
+    await db.store.runner.importRows([{ ...(await db.store.runner.get({ specialId: 7165003344123456789n, requester: 'hostb', requested: HOST, ownerReq: HOST }))!, stop: new Date() }]);
     receiver.answer = () => ({ status: 500 });
     expect(await ex.run()).toBe('failed');
     expect((await lastDate(db.store))!.getTime()).toBe(afterEmpty!.getTime());

@@ -12,6 +12,7 @@ import { engineWithOrders, TransferOrders } from '../../src/operations/index.js'
 import { createTaskRegistry } from '../../src/tasks/index.js';
 import type { TransferEngine } from '../../src/transfer/index.js';
 import { addRules, closeHosts, limits, makeHostPair, receivedContent, rule, silent, type TestHost } from '../helpers/hosts.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 let a: TestHost;
 let b: TestHost;
@@ -54,7 +55,7 @@ describe("the engine's transfers through its order service", () => {
     const id = await a.engine.orders.submitLater({ partner: 'hostb', rule: 'send', file: 'here.txt', start: at });
     const key = { specialId: id, requester: 'hosta', requested: 'hostb' };
     expect(await a.row(key)).toMatchObject({ updatedInfo: UpdatedInfo.TOSUBMIT, start: at });
-    await a.store.runner.updateState({ ...key, ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.INERROR, globalStep: 5 });
+    await setStoredRow(a.store.runner, { ...key, ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.INERROR, globalStep: 5 });
     expect(await a.engine.orders.submitLater({ partner: 'hostb', rule: 'send', file: 'here.txt', id, start: at })).toBe(id);
     expect(await a.row(key)).toMatchObject({ updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: 5 });
   });

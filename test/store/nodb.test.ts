@@ -6,6 +6,7 @@ import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
 import { TaskStep, UpdatedInfo, type TransferRecord } from '../../src/model/transfer.js';
 import { GuidGenerator, openNoDatabaseStore, runnersFromXml, runnerToXml, StoreError } from '../../src/store/index.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-nodb-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,7 +73,7 @@ describe('no-database store', () => {
     expect(readdirSync(arch)).toEqual([`client1_server1_${id}_singlerunner.xml`]);
     expect(readFileSync(join(arch, `client1_server1_${id}_singlerunner.xml`), 'utf8')).toMatch(/^<taskrunners>\n {2}<runner>/);
     expect(await store.runner.get(t)).toEqual(t);
-    expect(await store.runner.updateState(t, { globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk })).toBe(true);
+    expect(await setStoredRow(store.runner, t, { globalStep: TaskStep.ALLDONETASK, updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk })).toBe(true);
     expect((await store.runner.get(t))?.updatedInfo).toBe(UpdatedInfo.DONE);
     await store.runner.insert(transfer(id + 1n, { updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(2000, 0, 1) }));
     expect((await store.runner.listDue('client1', new Date(), 5)).map((r) => r.specialId)).toEqual([id + 1n]);

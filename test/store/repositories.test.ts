@@ -7,6 +7,7 @@ import { openStore, StoreError, type Store, type TransferTally } from '../../src
 import { tallyTransfers } from '../../src/store/nodb/transfer-filter.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const OWNER = 'svc1';
 
@@ -132,7 +133,7 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     expect((await store.runner.get({ ...key, specialId: negative, requested: 'partnerB' }))?.specialId).toBe(negative);
     expect((await store.runner.findBySpecialId(OWNER, big)).map((t) => t.requester)).toEqual(['partnerB', OWNER]);
     const stop = new Date(2023, 8, 5, 11, 0, 0, 7);
-    expect(await store.runner.updateState(key, {
+    expect(await setStoredRow(store.runner, key, {
       globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, step: 0, stepStatus: ErrorCode.Running,
       infoStatus: ErrorCode.PreProcessingOk, updatedInfo: UpdatedInfo.RUNNING, stop,
     })).toBe(true);
@@ -146,11 +147,11 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     const raw = await db.query<{ id: unknown; s: string }>(`SELECT SPECIALID as id, STEPSTATUS as s FROM RUNNER WHERE REQUESTED = 'partnerA'`);
     expect(BigInt(raw[0]!.id as string)).toBe(big);
     expect(raw[0]!.s.trim()).toBe('z');
-    expect(await store.runner.updateState({ ...key, specialId: 5n }, { rank: 1 })).toBe(false);
+    expect(await setStoredRow(store.runner, { ...key, specialId: 5n }, { rank: 1 })).toBe(false);
     const full = { ...transfer(big), isMoved: true, filename: '/in/final.csv', updatedInfo: UpdatedInfo.DONE, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk };
-    expect(await store.runner.update(full)).toBe(true);
+    await store.runner.importRows([full]);
     expect(await store.runner.get(key)).toEqual(full);
-    await store.runner.upsert({ ...full, rank: 7 });
+    await store.runner.importRows([{ ...full, rank: 7 }]);
     expect((await store.runner.get(key))?.rank).toBe(7);
     expect(await store.runner.deleteWhere({ ownerReq: OWNER })).toBe(3);
   });
@@ -261,8 +262,8 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
       const key = { specialId: i, requester: OWNER, requested: 'partnerC', ownerReq: OWNER };
       expect((await store.runner.get(key))?.filename).toBe(`/out/f${i}.dat`);
       expect(await store.runner.updateRank(key, 100 + Number(i))).toBe(true);
-      expect(await store.runner.updateState(key, { updatedInfo: UpdatedInfo.RUNNING, step: Number(i) })).toBe(true);
-      expect(await store.runner.updateState(key, { updatedInfo: UpdatedInfo.DONE, isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` })).toBe(true);
+      expect(await store.runner.saveMoves(key, undefined, { step: Number(i) })).toBe(true);
+      expect(await store.runner.saveMoves(key, undefined, { isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` })).toBe(true);
     }
     await store.transaction(async (tx) => {
       const key = { specialId: 2003n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER };
@@ -271,20 +272,20 @@ describe.each(testDialects())('store repositories on $name', (dialect) => {
     });
     for (let i = 2001n; i <= 2005n; i++) {
       const r = await store.runner.get({ specialId: i, requester: OWNER, requested: 'partnerC', ownerReq: OWNER });
-      expect(r).toMatchObject({ rank: i === 2003n ? 7 : 100 + Number(i), step: Number(i), updatedInfo: UpdatedInfo.DONE, isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` });
+      expect(r).toMatchObject({ rank: i === 2003n ? 7 : 100 + Number(i), step: Number(i), updatedInfo: UpdatedInfo.UNKNOWN, isMoved: i % 2n === 0n, filename: `/in/f${i}.dat` });
     }
     expect(await store.runner.get({ specialId: 2099n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER })).toBeUndefined();
     expect(await store.runner.updateRank({ specialId: 2099n, requester: OWNER, requested: 'partnerC', ownerReq: OWNER }, 1)).toBe(false);
   });
 
-  it('cached shapes: a whole-row update of the cached shape writes every column, and a duplicate insert is still named', async (ctx) => {
+  it('cached shapes: an import over an existing row writes every column, and a duplicate insert is still named', async (ctx) => {
     if (dialect.skip(ctx) || !db) return;
     const rec = transfer(2010n, { requested: 'partnerC' });
     await store.runner.insert(rec);
     await expect(store.runner.insert(rec)).rejects.toThrow(/transfer 2010 .*already exists in RUNNER/);
     for (const fileInfo of ['a', 'b']) {
       const changed = { ...rec, fileInfo, rank: fileInfo === 'a' ? 1 : 2, stepStatus: ErrorCode.CompleteOk };
-      expect(await store.runner.update(changed)).toBe(true);
+      await store.runner.importRows([changed]);
       expect(await store.runner.get(rec)).toEqual(changed);
     }
   });

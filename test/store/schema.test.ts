@@ -133,7 +133,7 @@ describe.each(testDialects())('schema management on $name', (dialect) => {
     // The old sequence keeps counting from its negative start.
     expect(await f.store.nextTransferId()).toBe(-9223372036854775806n);
     // Long file names now fit (columns retyped; SQLite never limited them).
-    await f.store.runner.update({ ...old!, filename: `/out/${'x'.repeat(3000)}` });
+    await f.store.runner.updateFilename(old!, `/out/${'x'.repeat(3000)}`);
     expect((await f.store.runner.get(old!))?.filename.length).toBe(3005);
   });
 

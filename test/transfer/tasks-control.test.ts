@@ -7,6 +7,7 @@ import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { encodeValidCommand, newJsonCommand, PacketType } from '../../src/protocol/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { closeHosts, grantSystemRole, makeHostPair, patternBytes, rule, type TestHost } from './harness.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 describe('task lists and transfer orders', () => {
   let a: TestHost;
@@ -89,7 +90,7 @@ describe('task lists and transfer orders', () => {
     await writeFile(path.join(a.dirs.out, 'f.txt'), 'once');
     const first = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
     expect(first.code).toBe(ErrorCode.CompleteOk);
-    await a.store.runner.updateState({ ...first.record }, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: 0, globalLastStep: 0 });
+    await setStoredRow(a.store.runner, { ...first.record }, { updatedInfo: UpdatedInfo.TOSUBMIT, globalStep: 0, globalLastStep: 0 });
     const again = await a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt', id: first.record.specialId });
     expect(again.code).toBe(ErrorCode.CompleteOk);
   });

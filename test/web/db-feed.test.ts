@@ -9,6 +9,7 @@ import { UpdatedInfo } from '../../src/model/transfer.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { DatabaseFeed } from '../../src/web/db-feed.js';
 import { transferRecord } from '../helpers/transfer-record.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 let dir: string;
 let store: Store;
@@ -38,7 +39,7 @@ describe('DatabaseFeed', () => {
     expect(ids(await feed.poll())).toEqual([1n]);
     expect(await feed.poll()).toEqual([]);
     const key = { specialId: 1n, requester: 'svc1', requested: 'partnerA', ownerReq: 'svc1' };
-    await store.runner.updateState(key, { updatedInfo: UpdatedInfo.RUNNING, stop: new Date(clock + 200) });
+    await setStoredRow(store.runner, key, { updatedInfo: UpdatedInfo.RUNNING, stop: new Date(clock + 200) });
     const [changed] = await feed.poll();
     expect(changed?.updatedInfo).toBe(UpdatedInfo.RUNNING);
     // A row stamped a moment before the newest one seen (a late commit) is still caught.

@@ -15,6 +15,7 @@ import { waitFor } from '../helpers/wait.js';
 import { killNodes, rowOf, SEND_RULE, writePatternFile } from '../transfer/servers.js';
 import { launchBrowser } from './browser.js';
 import { startWebPair, type WebPair } from './web-nodes.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'web-ui');
 let box: Sandbox;
@@ -93,7 +94,7 @@ describe('live pages from the database, in chromium', () => {
 
     // Another member runs it: /active lists it under Running, /all says RUNNING, the rank follows.
     t0 = Date.now();
-    await other.runner.updateState(ref, { updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, rank: 10, start: new Date() });
+    await setStoredRow(other.runner, ref, { updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.TRANSFERTASK, stepStatus: ErrorCode.Running, rank: 10, start: new Date() });
     const running = await within(2000, t0, 'the row under Running on /active', async () => (await sectionOf(active, key)) === 'Running');
     await within(2000, t0, 'RUNNING on /all', async () => (await cell(all, key, 'info')) === 'RUNNING');
     expect(await cell(active, key, 'info')).toBe('RUNNING');
@@ -115,7 +116,7 @@ describe('live pages from the database, in chromium', () => {
 
     // It ends: gone from /active, listed by /done, DONE everywhere.
     t0 = Date.now();
-    await other.runner.updateState(ref, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk });
+    await setStoredRow(other.runner, ref, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, infoStatus: ErrorCode.CompleteOk });
     const ended = await within(2000, t0, 'the row under Done on /done', async () => (await sectionOf(done, key)) !== null);
     await within(2000, t0, 'the row gone from /active', async () => (await sectionOf(active, key)) === null);
     await within(2000, t0, 'DONE in the Listing', async () => (await cell(listing, key, 'info')) === 'DONE');

@@ -11,6 +11,7 @@ import { StatusDocuments } from '../../src/web/status-doc.js';
 import { testDialects } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 import { startHarness, type Harness } from '../http/harness.js';
+import { setStoredRow } from '../helpers/stored-row.js';
 
 let h: Harness;
 let app: FastifyInstance;
@@ -115,11 +116,11 @@ describe('monitoring area', () => {
     expect(text).toContain('Some Transfers are in ERROR');
     expect(text).toContain('Some Transfers are in ERRORTASK');
     expect(text).not.toContain('INTERRUPTED');
-    await h.store.runner.updateState({ specialId: 2n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK });
+    await setStoredRow(h.store.runner, { specialId: 2n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK });
     const good = await get('/status');
     expect(good.status).toBe(200);
     expect(await good.text()).toContain('No problem is found in Transfers');
-    await h.store.runner.updateState({ specialId: 2n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK });
+    await setStoredRow(h.store.runner, { specialId: 2n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' }, { updatedInfo: UpdatedInfo.INERROR, globalStep: TaskStep.ERRORTASK });
   });
 
   it('/statusxml: the element names and order of web-ui.md §1.5; DETAIL adds the detailed parts', async () => {

@@ -135,7 +135,7 @@ async function downloadExport(session: ClientSession, target: string, rule: stri
   } catch (err) {
     throw new ToolFailure(`the downloaded file ${local} is not a transfer history: ${err instanceof Error ? err.message : String(err)}`, EXPORT_TOOL_EXIT.badArgs);
   }
-  for (const r of records) await session.store.runner.upsert(r);
+  await session.store.runner.importRows(records);
   lines.push(`${records.length} transfers imported into the local database`);
   return lines;
 }

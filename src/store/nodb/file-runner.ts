@@ -87,11 +87,6 @@ export class FileRunnerRepository extends RunnerWrites implements RunnerReposito
     for (const r of records) await this.write(r);
   }
 
-  /** @deprecated see RunnerRepository.upsert */
-  async upsert(record: TransferRecord): Promise<void> {
-    await this.write(record);
-  }
-
   async get(key: TransferKey): Promise<TransferRecord | undefined> {
     const r = await this.readFileRecord(this.path(key));
     return r && r.ownerReq === key.ownerReq ? r : undefined;
@@ -102,19 +97,7 @@ export class FileRunnerRepository extends RunnerWrites implements RunnerReposito
       .then((l) => l.sort((a, b) => (a.requester + a.requested < b.requester + b.requested ? -1 : 1)));
   }
 
-  /** @deprecated see RunnerRepository.update */
-  async update(record: TransferRecord): Promise<boolean> {
-    if (!(await this.get(record))) return false;
-    await this.write(record);
-    return true;
-  }
-
-  /** @deprecated see RunnerRepository.updateState */
-  async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
-    return this.writeColumns(key, change);
-  }
-
-  /** Every write but the inserts and whole-row ones ends here (RunnerWrites). */
+  /** Every write of columns of a stored row ends here (RunnerWrites: moves and named updates). */
   protected async writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
     const current = await this.get(key);
     if (!current) return false;

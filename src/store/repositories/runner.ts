@@ -64,11 +64,6 @@ export class SqlRunnerRepository extends RunnerWrites implements RunnerRepositor
     for (const r of records) await upsertRow(this.ctx, 'runner', this.toRow(r), KEY_COLUMNS);
   }
 
-  /** @deprecated see RunnerRepository.upsert */
-  async upsert(record: TransferRecord): Promise<void> {
-    await this.importRows([record]);
-  }
-
   async get(key: TransferKey): Promise<TransferRecord | undefined> {
     const result = await executeShape(this.ctx.db, this.ctx.shapes, 'runner.get', keyParams(key),
       () => this.ctx.db.selectFrom('runner').selectAll().where((eb) => byKey(eb, key)));
@@ -82,19 +77,7 @@ export class SqlRunnerRepository extends RunnerWrites implements RunnerRepositor
     return rows.map(fromRow);
   }
 
-  /** @deprecated see RunnerRepository.update */
-  async update(record: TransferRecord): Promise<boolean> {
-    const row: Updateable<RunnerTable> = this.toRow(record);
-    for (const k of KEY_COLUMNS) delete row[k];
-    return this.updateByKey('runner.update', record, row);
-  }
-
-  /** @deprecated see RunnerRepository.updateState */
-  async updateState(key: TransferKey, change: TransferStateChange): Promise<boolean> {
-    return this.writeColumns(key, change);
-  }
-
-  /** Every write but the inserts and whole-row ones ends here (RunnerWrites). */
+  /** Every write of columns of a stored row ends here (RunnerWrites: moves and named updates). */
   protected async writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
     const d = this.ctx.dialect;
     const set: Updateable<RunnerTable> = { stoptrans: writeTs(d, change.stop ?? new Date()) };
