@@ -10,6 +10,7 @@ import { ILLEGAL_SPECIAL_ID, type TransferKey, type TransferRecord } from '../..
 import type { JsonCommand, JsonCommandOf } from '../../protocol/index.js';
 import type { RestListenerContext } from '../context.js';
 import { asOrderError } from '../../operations/index.js';
+import { v1OrderRefusal } from '../error-answer.js';
 import { isSelf, type ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';
 import { transferInformation } from './info.js';
@@ -76,9 +77,7 @@ async function create(ctx: RestListenerContext, p: JsonCommandOf<'TransferReques
       });
     }
   } catch (err) {
-    const e = asOrderError(err);
-    if (e.code === ErrorCode.FileNotAllowed) return { code: 403, httpStatus: 403, command, model, results: [packetJson(p)], detail: e.message };
-    return refuse(e.message);
+    return { ...v1OrderRefusal(asOrderError(err)), command, model, results: [packetJson(p)] };
   }
   const answer = { ...p, blocksize: record.blockSize, rank: record.rank, specialId: record.specialId, validate: 1, originalSize: -1n };
   return { code: 200, command, model, results: [packetJson(answer)], detail: `transfer ${record.specialId} to ${remote.hostId} submitted` };

@@ -5,10 +5,10 @@ import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/
 import { parseIsoDate } from '../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../store/index.js';
 import type { RestListenerContext } from '../context.js';
-import { asOrderError } from '../../operations/index.js';
-import { TransferError } from '../../model/transfer-error.js';
+import { R66Error } from '../../model/r66-error.js';
+import { v2OrderRefusal, v2TransferRefusal } from '../error-answer.js';
 import { TRANSFER_STATUS, transferToJson } from './converters.js';
-import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
+import { ErrorList, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';
 import { parseBody, parseQuery, qEnum, qInt, qText } from './validate.js';
 import { transferSchema } from './schemas.js';
@@ -138,24 +138,12 @@ async function add(req: V2Request) {
       ...(b.transferInfo !== undefined ? { transferInfo: b.transferInfo } : {}),
     });
   } catch (err) {
-    throw v2Refusal(err, b.ruleName!, b.requested!);
+    throw v2OrderRefusal(err, { rule: b.ruleName!, partner: b.requested! });
   }
   const uri = `/v2/transfers/${record.specialId}_${encodeURIComponent(record.requested)}`;
   return json(201, transferToJson(record), { 'transfer-uri': uri, transferURI: uri });
 }
 
-/** An order's refusal as v2 answers it: its error list for unknown names, 403 for a file outside. */
-function v2Refusal(err: unknown, rule: string, partner: string): Error {
-  const e = asOrderError(err);
-  switch (e.details.reason) {
-    case 'unknownRule': return V2BadRequest.of(V2Code.UnknownRule, rule);
-    case 'unknownPartner': return V2BadRequest.of(V2Code.UnknownHost, partner);
-    case 'ruleNotAllowed': return V2BadRequest.of(V2Code.RuleNotAllowed, partner, rule);
-    default:
-      // The message names only what the request gave (never a resolved server path).
-      return e.httpStatus === 500 ? e : new V2Status(e.httpStatus, {}, `${e.code.name}: ${e.message}`);
-  }
-}
 
 /**
  * Stop or cancel (§10.5): the engine interrupts a running transfer, otherwise the record is marked.
@@ -184,8 +172,8 @@ async function remove(req: V2Request) {
   try {
     await req.ctx.services.orders.remove(await findTransfer(req));
   } catch (err) {
-    if (!(err instanceof TransferError)) throw err;
-    throw new V2Status(err.details.reason === 'unknownTransfer' ? 404 : err.httpStatus, {}, err.message);
+    if (!(err instanceof R66Error)) throw err;
+    throw v2TransferRefusal(err);
   }
   return { status: 204 };
 }
