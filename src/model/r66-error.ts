@@ -43,11 +43,6 @@ export class R66Error extends Error {
     this.fromPartner = options.fromPartner ?? false;
   }
 
-  /** Temporary (decision 0049), for the callers not converted yet: the REST status is src/http/error-answer.ts. */
-  get httpStatus(): number {
-    return httpStatusOf(this.code);
-  }
-
   /**
    * Any thrown value as an R66Error: itself; an error carrying an ErrorCode (`code`, or a
    * ProtocolError's `errorCode`) with that code and its message; anything else as `fallback`
