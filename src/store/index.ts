@@ -17,4 +17,4 @@ export { formatLocalTimestamp, parseLocalTimestamp } from './codec.js';
 export { openNoDatabaseStore } from './nodb/nodb-store.js';
 export type { NoDatabaseOptions, NoDatabaseSource } from './nodb/nodb-store.js';
 export { GuidGenerator } from './guid.js';
-export { formatRunnerTimestamp, parseRunnerTimestamp, runnersDocument, runnersFromXml, runnerToXml } from './runner-xml.js';
+export { formatRunnerTimestamp, parseRunnerTimestamp, runnersDocument, runnersFromXml, runnerToXml } from './runners-document.js';

@@ -6,7 +6,7 @@ import { UpdatedInfo } from '../../model/transfer.js';
 import { StoreError } from '../errors.js';
 import { RunnerWrites } from '../runner-writes.js';
 import type { RunnerRepository, TransferFilter, TransferListOptions, TransferStateChange, TransferTally } from '../repository-types.js';
-import { runnersDocument, runnersFromXml } from '../runner-xml.js';
+import { runnersDocument, runnersFromXml } from '../runners-document.js';
 import { matchesTransfer, orderTransfers, tallyTransfers } from './transfer-filter.js';
 import { FINISHED_DONE, inBulkMove, SERVER_START, type BulkMove } from '../bulk-moves.js';
 
