@@ -9,8 +9,8 @@ export {
 export { effectiveRole, formatRoleSet, hasRole, missingRoleMessage, parseRoleSet } from './roles.js';
 export { loadServerConfig, serverConfigToXml, writeServerConfig } from './server-config.js';
 export { clientConfigToXml, loadClientConfig, loadSubmitClientConfig, writeClientConfig, type ClientLoadOptions } from './client-config.js';
-export { authentToXml, loadAuthentFile, writeAuthentFile } from './authent.js';
-export { loadRuleDirectory, loadRuleFile, normaliseVirtual, ruleToXml, TASK_TYPES, writeRuleFile, type RuleLoadOptions } from './rules.js';
+export { authentToXml, loadAuthentFile, writeAuthentFile } from './authent-file.js';
+export { loadRuleDirectory, loadRuleFile, normaliseVirtual, ruleToXml, TASK_TYPES, writeRuleFile, type RuleLoadOptions } from './rule-files.js';
 export { decodeHostIds, decodeTasks, encodeHostIds, encodeTasks } from './rule-xml-columns.js';
 export { loadSnmpConfig, snmpConfigToXml, writeSnmpConfig } from './snmp.js';
 export { limitFileToXml, loadLimitFile, writeLimitFile } from './limit-file.js';

@@ -1,5 +1,5 @@
-import { loadAuthentFile } from '../../config/authent.js';
-import { loadRuleDirectory } from '../../config/rules.js';
+import { loadAuthentFile } from '../../config/authent-file.js';
+import { loadRuleDirectory } from '../../config/rule-files.js';
 import type { Host } from '../../model/host.js';
 import type { Limits } from '../../model/limits.js';
 import type { Rule } from '../../model/rule.js';
