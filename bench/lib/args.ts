@@ -58,7 +58,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --concurrency N         transfers in flight in the concurrent scenario (default 100)
   --repeat N              run the selection N times, round robin; each figure is the median
   --small-rounds N        within each round, run the small scenarios (raw-small, small-seq,
-                          small-concurrent) N times in turn; each figure is the median
+                          small-concurrent, small-msend) N times in turn; each figure is the median
                           (default 3, --quick 1)
   --warmup N              small files sent twice (msend, then masend) through the svc hosts once
                           they start, before anything is measured (default 1200, --quick 50; 0: none)
