@@ -1,3 +1,4 @@
+import { isFinished } from '../../model/transfer-state.js';
 import { UpdatedInfo, type TransferRecord } from '../../model/transfer.js';
 import type { TransferFilter, TransferListOptions, TransferTally } from '../repository-types.js';
 
@@ -30,7 +31,8 @@ export function matchesTransfer(r: TransferRecord, f: TransferFilter): boolean {
     const u = r.updatedInfo;
     const any = (s.pending && u === UpdatedInfo.TOSUBMIT) || (s.transfer && u === UpdatedInfo.RUNNING)
       || (s.error && (u === UpdatedInfo.INERROR || u === UpdatedInfo.INTERRUPTED || r.globalStep === 5))
-      || (s.done && (u === UpdatedInfo.DONE || r.globalStep === 4));
+      // "done" is the state machine's finished (the SQL store writes the same test as a condition).
+      || (s.done && isFinished(r));
     if (!any) return false;
   }
   return true;
