@@ -8,6 +8,8 @@
  */
 import type { RunnerRepository } from '../store/index.js';
 import { TransferEngine } from '../transfer/engine.js';
+import { localFileSystem } from '../transfer/file/local-file-system.js';
+import type { TransferFileSystem } from '../transfer/file/storage.js';
 import type { StoredOrders, TransferEngineOptions } from '../transfer/types.js';
 import { restartStored, stopOrCancelStored } from './stored-orders.js';
 import { registerPartnerOrders } from './partner-orders.js';
@@ -22,7 +24,7 @@ export function ordersForEngine(opts: Omit<TransferEngineOptions, 'orders' | 'st
   return new TransferOrders({
     store: { runner: opts.store.runner, rules: opts.rules ?? opts.store.rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
     hostId: opts.ownerId ?? opts.identity.hostId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize,
-    extraServed: opts.extraServed ?? [], live,
+    extraServed: opts.extraServed ?? [], files: opts.files, live,
   });
 }
 
@@ -36,15 +38,15 @@ export function ordersForEngine(opts: Omit<TransferEngineOptions, 'orders' | 'st
 export function engineWithOrders(opts: Omit<TransferEngineOptions, 'orders' | 'storedOrders'>, orders?: TransferOrders): TransferEngine<TransferOrders> {
   // `live` is read at each order, once the engine below exists.
   const service = orders ?? ordersForEngine(opts, () => engine);
-  const engine: TransferEngine<TransferOrders> = new TransferEngine({ ...opts, orders: service, storedOrders: storedOrdersOf(opts.store.runner) });
+  const engine: TransferEngine<TransferOrders> = new TransferEngine({ ...opts, orders: service, storedOrders: storedOrdersOf(opts.store.runner, opts.files ?? localFileSystem) });
   if (opts.handlers) registerPartnerOrders(opts.handlers, { orders: service, authority: engine });
   return engine;
 }
 
 /** The engine's orders on its rows that do not run here: it knows they do not, so a row left RUNNING by a crash may be restarted. */
-export function storedOrdersOf(runner: RunnerRepository): StoredOrders {
+export function storedOrdersOf(runner: RunnerRepository, files: TransferFileSystem): StoredOrders {
   return {
-    stopOrCancel: (key, kind) => stopOrCancelStored(runner, key, kind),
+    stopOrCancel: (key, kind) => stopOrCancelStored(runner, files, key, kind),
     restart: (key, at) => restartStored(runner, key, at, true),
   };
 }

@@ -17,7 +17,8 @@ import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import { R66Error } from '../net/errors.js';
-import { ruleDirectories, senderFileAfterPreTasks, statLocalFile, type LocalFile } from '../transfer/placement.js';
+import type { TransferFileSystem } from '../transfer/file/storage.js';
+import { ruleDirectories, senderFileAfterPreTasks, statFileToSend, type FileToSend } from '../transfer/placement.js';
 import type { ThroughStream } from '../transfer/through.js';
 import type { TransferRequest } from '../transfer/types.js';
 import type { DirectoryConfig } from '../config/index.js';
@@ -37,13 +38,15 @@ export interface RequesterRecordDeps {
   /** Directories besides the host's where a file to send may lie (TransferOrdersOptions.extraServed). */
   extraServed: readonly string[];
   blockSize: number;
+  /** Where the files to send are (TransferOrdersOptions.files). */
+  files: TransferFileSystem;
 }
 
 /** The row of a new (or restarted) requester transfer, with what its first attempt reuses. */
 export interface RequesterRecord {
   record: TransferRecord;
   /** The sender's local file as stat() found it; null otherwise. */
-  file: LocalFile | null;
+  file: FileToSend | null;
   /** True when the row is in RUNNER already (submitted, or an existing id). */
   inserted: boolean;
   rule?: Rule;
@@ -92,13 +95,13 @@ export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRe
   }
   const rule = await findRule(deps, req.rule, send);
   const mode = modeOf(rule, req.md5, req.stream !== undefined);
-  let file: LocalFile | null = null;
+  let file: FileToSend | null = null;
   let notFound = false;
   // A send-through rule's pre-tasks may produce the file (S3GET): looked for after them (runRequester).
   if (isSendMode(mode) && req.stream === undefined && !senderFileAfterPreTasks(rule, mode, false)) {
     // The file policy: relative to the rule's send directory, or absolute inside the host's directories.
     try {
-      file = await statLocalFile(ruleDirectories(rule, deps.directories), req.file, servedDirectories(deps.directories, ...deps.extraServed));
+      file = await statFileToSend(deps.files, ruleDirectories(rule, deps.directories), req.file, servedDirectories(deps.directories, ...deps.extraServed));
     } catch (err) {
       // A transfer run now whose file is missing is a transfer that fails (f, its row in error,
       // the client's exit 27) as the original's DirectTransfer does: the attempt looks again and ends it.

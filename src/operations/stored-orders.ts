@@ -9,6 +9,7 @@ import { TransferError } from '../model/transfer-error.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { isFinished } from '../transfer/state.js';
+import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { removeQuietly } from '../transfer/placement.js';
 
 /** The answer of an order (as the admin command answers it, r66-protocol.md §9.9), with the row after it. */
@@ -36,14 +37,14 @@ export function workFileOf(r: TransferRecord): string | null {
  * Stop or cancel of a row not running here: INERROR with `H` or `K` (cancel: rank 0 and the
  * partial work file removed). An unknown or finished row: TransferOk, nothing written.
  */
-export async function stopOrCancelStored(runner: RunnerRepository, key: TransferKey, kind: 'stop' | 'cancel'): Promise<OrderResult> {
+export async function stopOrCancelStored(runner: RunnerRepository, files: TransferFileSystem, key: TransferKey, kind: 'stop' | 'cancel'): Promise<OrderResult> {
   const record = await runner.get(key);
   if (record === undefined || isFinished(record)) {
     return { code: ErrorCode.TransferOk, message: `transfer ${key.specialId} is not known or already finished: nothing done`, ...(record ? { record } : {}) };
   }
   // The state machine checks the move before anything is written; the partial file goes after.
   const written = await runner.move(record, { kind: kind === 'stop' ? 'stopRecord' : 'cancelRecord' });
-  if (kind === 'cancel') await removeQuietly(workFileOf(record));
+  if (kind === 'cancel') await removeQuietly(files, workFileOf(record));
   const after = { ...record, ...written };
   return { code: ErrorCode.CompleteOk, message: `transfer ${key.specialId} ${kind === 'stop' ? 'stopped' : 'cancelled'}`, record: after };
 }

@@ -24,6 +24,8 @@ import { updateInfoMap } from '../tasks/transfer-info.js';
 import { requesterRecord, throughOf, type RequesterRecordDeps } from './requester-record.js';
 import { resolveOrderFile } from './order-files.js';
 import { newTransferRecord } from '../transfer/new-record.js';
+import { localFileSystem } from '../transfer/file/local-file-system.js';
+import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { removeQuietly } from '../transfer/placement.js';
 import { keyOf, refusalOf, restartStored, stopOrCancelStored, workFileOf, type OrderResult } from './stored-orders.js';
 
@@ -84,6 +86,8 @@ export interface TransferOrdersOptions {
   extraServed?: readonly string[];
   /** The host's default block size. */
   blockSize: number;
+  /** Where the transfers' files live, as the engine's option of that name; default the host's file system. */
+  files?: TransferFileSystem;
   /** Partner lookup (aliases, authent.xml without database); default `store.hosts.get`. */
   partner?: (hostId: string) => Promise<Host | undefined>;
   /** The engine, in a process that runs transfers. */
@@ -112,6 +116,10 @@ export interface TransferOrder extends Pick<TransferRequest, 'partner' | 'rule' 
 
 export class TransferOrders {
   constructor(private readonly opts: TransferOrdersOptions) {}
+
+  private get files(): TransferFileSystem {
+    return this.opts.files ?? localFileSystem;
+  }
 
   private get live(): LiveTransfers | undefined {
     const l = this.opts.live;
@@ -327,7 +335,7 @@ export class TransferOrders {
     const o = this.opts;
     return this.deps ??= {
       runner: o.store.runner, rule: (id) => o.store.rules.get(id), partner: (id) => this.partnerOf(id), nextTransferId: () => o.store.nextTransferId(),
-      hostId: o.hostId, sslHostId: o.sslHostId, directories: o.directories, extraServed: o.extraServed ?? [], blockSize: o.blockSize,
+      hostId: o.hostId, sslHostId: o.sslHostId, directories: o.directories, extraServed: o.extraServed ?? [], blockSize: o.blockSize, files: this.files,
     };
   }
 
@@ -360,7 +368,7 @@ export class TransferOrders {
     const cancelled = await this.interrupt(ref, 'cancel');
     if (record.retrieveMode) return cancelled;
     const after = (await this.opts.store.runner.get(key)) ?? record;
-    await removeQuietly(workFileOf(after) ?? workFileOf(record));
+    await removeQuietly(this.files, workFileOf(after) ?? workFileOf(record));
     const filename = `${FILE_DELETED_MARK}${after.filename}`;
     await this.opts.store.runner.updateFilename(keyOf(after), filename);
     return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} cancelled and its partial file deleted`, record: { ...after, filename } };
@@ -427,7 +435,7 @@ export class TransferOrders {
       await store.runner.delete(keyOf(stored));
       await store.runner.insert(record);
     }
-    await removeQuietly(workFileOf(stored));
+    await removeQuietly(this.files, workFileOf(stored));
     return record;
   }
 
@@ -515,7 +523,7 @@ export class TransferOrders {
       const record = await this.opts.store.runner.get(key);
       return { ...result, ...(record ? { record } : {}) };
     }
-    return stopOrCancelStored(this.opts.store.runner, key, kind);
+    return stopOrCancelStored(this.opts.store.runner, this.files, key, kind);
   }
 }
 

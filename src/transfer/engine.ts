@@ -14,6 +14,7 @@ import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
 import { forwardRestart } from './control.js';
 import { isFinished } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
+import { localFileSystem } from './file/local-file-system.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
@@ -68,6 +69,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       nextTransferId: () => opts.store.nextTransferId(),
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
       directWrites: opts.directWrites ?? directWritesFrom(process.env),
+      files: opts.files ?? localFileSystem,
       hooksFor: (record) => this.hooksFor(record),
       running: new Map<string, RunningTransfer>(),
       refusesRequests: () => this.closed || this.blocked || (opts.limits.connLimit > 0 && this.core.running.size >= opts.limits.connLimit),
