@@ -10,7 +10,7 @@ import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-expo
 import { ADMIN_ORDER_JSON_SUBTYPES, ADMIN_ORDER_SUBTYPES, adminOrderHandlers } from '../net/commands/admin-orders.js';
 import { baseValidHandler } from '../net/commands/valid-base.js';
 import { limitsAfterOrder } from '../operations/bandwidth.js';
-import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../monitor/snmp/orders.js';
+import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../monitor/snmp/admin-order-warnings.js';
 import type { RestServices } from '../http/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';

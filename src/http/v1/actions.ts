@@ -6,7 +6,7 @@ import { ConfigError, hasRole, Role } from '../../config/index.js';
 import { jsonClassString, newJsonCommand, type JsonCommand } from '../../protocol/index.js';
 import { CONFIG_ITEMS, ConfigTransferError, exportConfigV1, exportHistoryV1, importConfig, type ConfigItem, type ImportRequest, type ImportResult, type LogExportResult } from '../../admin/index.js';
 import { ILLEGAL_SPECIAL_ID } from '../../model/transfer.js';
-import { notifyBandwidthOrder, notifyOrder } from '../../monitor/snmp/orders.js';
+import { notifyBandwidthOrder, notifyOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import { limitsAfterOrder } from '../../operations/bandwidth.js';
 import { fileReceivedFrom } from '../../admin/r66-imports.js';
 import type { RestListenerContext } from '../context.js';

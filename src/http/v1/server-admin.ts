@@ -5,7 +5,7 @@
  */
 import { hasRole, Role } from '../../config/index.js';
 import { wireKeyMatches, type JsonCommand } from '../../protocol/index.js';
-import { notifyBlockOrder } from '../../monitor/snmp/orders.js';
+import { notifyBlockOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import type { RestListenerContext } from '../context.js';
 import type { ActionResult } from './actions.js';
 import type { V1Identity } from './auth.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Role } from '../../config/index.js';
 import type { Limits } from '../../model/limits.js';
-import { notifyBandwidthOrder } from '../../monitor/snmp/orders.js';
+import { notifyBandwidthOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import { normaliseLimits } from '../context.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
 import { json, type V2Operation, type V2Request } from './route.js';

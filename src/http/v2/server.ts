@@ -4,7 +4,7 @@ import { Role } from '../../config/index.js';
 import type { UpdatedInfo } from '../../model/transfer.js';
 import { CONFIG_ITEMS, ConfigTransferError, exportConfigV2, exportHistoryV2, importConfig, type ConfigItem, type ImportRequest } from '../../admin/index.js';
 import { formatIsoLocal, parseIsoDate } from '../../model/iso-date.js';
-import { notifyOrder } from '../../monitor/snmp/orders.js';
+import { notifyOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import { ERROR_COUNTERS, RUNNING_COUNTERS, statusSnapshot } from '../status.js';
 import { TRANSFER_STATUS } from './converters.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { formatRoleSet, hasRole, Role } from '../../config/index.js';
 import { normaliseLimits } from '../../http/context.js';
 import { exportConfigV1, type ConfigItem } from '../../admin/index.js';
-import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../../monitor/snmp/orders.js';
+import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import { field, html, Html, notice, select } from '../html.js';
 import { flag, intParam } from '../params.js';
 import type { PageAnswer, PageRequest } from './context.js';
