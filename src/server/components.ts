@@ -123,7 +123,8 @@ function businessRegistry(runtime: ServerRuntime, tasks: ServerTasks, transfers:
       const host = await runtime.store.hosts.get(hostId);
       return effectiveRole(config.roles, hostId, host?.adminRole ?? false);
     },
-    submit: (s) => transfers.engine.submitLater({
+    // The business TRANSFER submits through the order service, as the TRANSFER task does.
+    submit: (s) => transfers.orders.submitLater({
       partner: s.to, rule: s.rule ?? '', file: s.file ?? '', md5: s.md5, fileInfo: s.info, noFollow: true,
       ...(s.blockSize !== undefined ? { blockSize: s.blockSize } : {}), ...(s.id !== undefined ? { id: s.id } : {}), ...(s.start !== undefined ? { start: s.start } : {}),
     }),

@@ -1,8 +1,9 @@
 /**
- * The RUNNER row of a new transfer with this host as requester (database.md §6.1 "Row created by
- * the requester", §9.1): the one builder every entry point uses (engine, CLI asend/masend, REST v1
- * and v2, the v1 table editor, TRANSFER task, web UI, FileWatcher), so the same order gives the same row. It lives in
- * src/transfer, below src/operations, because the engine builds the requested side's row too.
+ * The RUNNER row of a new transfer (database.md §6.1 "Row created by the requester", §9.1, and the
+ * requested host's row of a partner's Request): the one builder every entry point uses (engine,
+ * CLI asend/masend, REST v1 and v2, the v1 table editor, TRANSFER task, web UI, FileWatcher), so
+ * the same order gives the same row. It lives in src/transfer, below src/operations, because the
+ * engine builds the requested side's row too.
  */
 import { isSendMode, TransferMode, withMd5, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
@@ -40,7 +41,7 @@ export interface NewRecordInput {
    * writes it only once the file is found (its failure prints `"transferInformation":"{}"`,
    * captures/cli-output-java-3.6.2.md).
    */
-  size: number | null;
+  size: number | bigint | null;
   /** `-info` text; default `noinfo`. */
   fileInfo?: string;
   /** Do not append a follow id (`-nofollow`). */
@@ -100,19 +101,17 @@ export function newTransferRecord(i: NewRecordInput): TransferRecord {
 }
 
 /**
- * The requested host's new row for a partner's Request (r66-protocol.md §9.2 step 8): the
- * partner's key, mode, names and size, RUNNING from the start (it is inserted by its first write).
+ * The requested host's new row for a partner's Request (r66-protocol.md §9.2 step 8), made by the
+ * one builder above: the partner's key, mode, names, information and size as given (no follow id
+ * added), RUNNING from the start (it is inserted by its first write).
  */
 export function requestedRecord(i: {
   key: Pick<TransferRecord, 'specialId' | 'requester' | 'requested' | 'ownerReq'>; rule: Rule; mode: TransferMode; isSender: boolean;
   blockSize: number; filename: string; fileInfo: string; size: bigint; now: Date;
 }): TransferRecord {
-  // The key's columns one by one: a leading spread followed by another one takes V8's slow path
-  // on Node 20 (20-50 µs for this row, once per received transfer; docs/performance-log.md).
-  const { specialId, requester, requested, ownerReq } = i.key;
-  return {
-    specialId, requester, requested, ownerReq, ...initialState(UpdatedInfo.RUNNING), blockSize: i.blockSize, mode: i.mode, retrieveMode: i.isSender, isMoved: false,
-    start: i.now, stop: i.now, idRule: i.rule.idRule, filename: i.filename, originalName: i.filename, fileInfo: i.fileInfo,
-    transferInfo: updateInfoMap('', { ORIGINALSIZE: i.size }),
-  };
+  return newTransferRecord({
+    specialId: i.key.specialId, ownerId: i.key.ownerReq, requester: i.key.requester, partner: i.key.requested, rule: { idRule: i.rule.idRule, mode: i.mode },
+    retrieveMode: i.isSender, blockSize: i.blockSize, file: i.filename, fileInfo: i.fileInfo, noFollow: true, size: i.size,
+    updatedInfo: UpdatedInfo.RUNNING, start: i.now, now: i.now,
+  });
 }
