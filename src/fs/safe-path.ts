@@ -24,18 +24,6 @@ export function isPathNotAllowed(err: unknown): err is R66Error {
   return err instanceof R66Error && err.details.reason === 'fileNotAllowed';
 }
 
-/** Temporary alias (decision 0049) for the callers not converted yet: a {@link pathNotAllowed} refusal. */
-export class PathNotAllowedError extends R66Error {
-  constructor(requested: string, reason: string) {
-    const refusal = pathNotAllowed(requested, reason);
-    super(refusal.code, refusal.message, { details: refusal.details });
-  }
-
-  static override [Symbol.hasInstance](v: unknown): boolean {
-    return isPathNotAllowed(v);
-  }
-}
-
 /**
  * True when `candidate` is `root` itself or lies below it. Both must be absolute and normalised
  * (path.resolve's output): then a prefix test ending at a separator is exact, and cheap enough for

@@ -3,8 +3,8 @@
  * HTTP status from the code, and the v2 and v1 bodies of a refused order. An error that carries no
  * code of a refusal (Internal) is not explained to the caller: v2 rethrows it (500, logged).
  */
-import { ErrorCode } from '../model/error-code.js';
-import { httpStatusOf, R66Error } from '../model/r66-error.js';
+import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
+import { R66Error } from '../model/r66-error.js';
 import { V2BadRequest, V2Code, V2Status } from './v2/errors.js';
 
 /**
@@ -49,4 +49,35 @@ export function v2TransferRefusal(err: R66Error): V2Status {
 export function v1OrderRefusal(err: R66Error): { code: number; httpStatus?: number; detail: string } {
   if (err.code === ErrorCode.FileNotAllowed) return { code: 403, httpStatus: 403, detail: err.message };
   return { code: 406, detail: err.message };
+}
+
+/**
+ * HTTP status of a refused order's code: 404 unknown transfer/partner/rule names the caller gave,
+ * 403 a file or partner the caller may not use, 409 a state conflict (running, already finished,
+ * illegal transition), 400 a malformed order, 503 overload, 500 anything internal.
+ */
+function httpStatusOf(code: ErrorCodeInfo): number {
+  switch (code) {
+    case ErrorCode.FileNotAllowed:
+    case ErrorCode.BadAuthent:
+      return 403;
+    case ErrorCode.FileNotFound:
+    case ErrorCode.NotKnownHost:
+    case ErrorCode.QueryRemotelyUnknown:
+      return 404;
+    case ErrorCode.QueryAlreadyFinished:
+    case ErrorCode.QueryStillRunning:
+    case ErrorCode.Running:
+      return 409;
+    case ErrorCode.IncorrectCommand:
+    case ErrorCode.LoopSelfRequestedHost:
+    case ErrorCode.SizeNotAllowed:
+    case ErrorCode.Unimplemented:
+    case ErrorCode.CommandNotFound:
+      return 400;
+    case ErrorCode.ServerOverloaded:
+      return 503;
+    default:
+      return 500;
+  }
 }

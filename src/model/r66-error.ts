@@ -62,36 +62,3 @@ export class R66Error extends Error {
 function isErrorCodeInfo(v: unknown): v is ErrorCodeInfo {
   return typeof v === 'object' && v !== null && typeof (v as ErrorCodeInfo).char === 'string' && typeof (v as ErrorCodeInfo).ordinal === 'number';
 }
-
-/**
- * Temporary (decision 0049): src/http/error-answer.ts derives the REST answer with it; it moves there
- * once the callers of `httpStatus` are converted.
- * HTTP status for a refused order: 404 unknown transfer/partner/rule names the caller gave,
- * 403 a file or partner the caller may not use, 409 a state conflict (running, already finished,
- * illegal transition), 400 a malformed order, 503 overload, 500 anything internal.
- */
-export function httpStatusOf(code: ErrorCodeInfo): number {
-  switch (code) {
-    case ErrorCode.FileNotAllowed:
-    case ErrorCode.BadAuthent:
-      return 403;
-    case ErrorCode.FileNotFound:
-    case ErrorCode.NotKnownHost:
-    case ErrorCode.QueryRemotelyUnknown:
-      return 404;
-    case ErrorCode.QueryAlreadyFinished:
-    case ErrorCode.QueryStillRunning:
-    case ErrorCode.Running:
-      return 409;
-    case ErrorCode.IncorrectCommand:
-    case ErrorCode.LoopSelfRequestedHost:
-    case ErrorCode.SizeNotAllowed:
-    case ErrorCode.Unimplemented:
-    case ErrorCode.CommandNotFound:
-      return 400;
-    case ErrorCode.ServerOverloaded:
-      return 503;
-    default:
-      return 500;
-  }
-}

@@ -125,13 +125,6 @@ export function isIllegalTransition(err: unknown): err is R66Error {
   return err instanceof R66Error && err.details.reason === 'illegalTransition';
 }
 
-/** Temporary alias (decision 0049) for the callers not converted yet: `instanceof` tests {@link isIllegalTransition}. */
-export class IllegalTransitionError extends R66Error {
-  static override [Symbol.hasInstance](v: unknown): boolean {
-    return isIllegalTransition(v);
-  }
-}
-
 /** `GLOBALSTEP n (NAME) / GLOBALLASTSTEP m, UPDATEDINFO u (NAME)`: for messages and test tables. */
 export function describeState(s: TransferState): string {
   return `step ${TaskStep[s.globalStep] ?? s.globalStep}/${TaskStep[s.globalLastStep] ?? s.globalLastStep}, ${UpdatedInfo[s.updatedInfo] ?? s.updatedInfo}`;

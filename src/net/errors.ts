@@ -8,8 +8,8 @@ import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { R66Error as DomainError } from '../model/r66-error.js';
 
 /**
- * Temporary alias with the former (message, code) constructor, for the files not converted yet
- * (decision 0049); `instanceof` answers for every domain error. Removed once nothing imports it.
+ * Temporary alias with the former (message, code) constructor, for server/components.ts (being
+ * edited by another engineer, decision 0049); `instanceof` answers for every domain error.
  */
 export class R66Error extends DomainError {
   constructor(message: string, code: ErrorCodeInfo) {
@@ -19,17 +19,6 @@ export class R66Error extends DomainError {
   static override [Symbol.hasInstance](this: typeof R66Error, v: unknown): boolean {
     // Subclasses (persistence.ts' RowWriteError) keep the ordinary test.
     return this === R66Error ? v instanceof DomainError : Function.prototype[Symbol.hasInstance].call(this, v);
-  }
-}
-
-/** Temporary alias: a domain error `fromPartner` (see R66Error above). */
-export class RemoteError extends DomainError {
-  constructor(message: string, code: ErrorCodeInfo) {
-    super(code, message, { fromPartner: true });
-  }
-
-  static override [Symbol.hasInstance](v: unknown): boolean {
-    return v instanceof DomainError && v.fromPartner;
   }
 }
 

@@ -13,4 +13,3 @@ export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from 
 export { engineWithOrders, ordersForEngine, storedOrdersOf } from './engine-orders.js';
 export { partnerOrderHandlers, registerPartnerOrders, TRANSFER_ORDERS, type OrderAuthority, type PartnerOrdersDeps } from './partner-orders.js';
 export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal, ANY_READABLE_FILE, remoteReadable } from './order-files.js';
-export { TransferError, httpStatusOf } from '../model/transfer-error.js';

@@ -7,10 +7,10 @@
 import { stat } from 'node:fs/promises';
 import type { DirectoryConfig } from '../config/index.js';
 import { resolvePolicyFile, servedDirectories, type FilePolicyRoots } from '../fs/file-policy.js';
-import { PathNotAllowedError } from '../fs/safe-path.js';
+import { isPathNotAllowed } from '../fs/safe-path.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Rule } from '../model/rule.js';
-import { TransferError } from '../model/transfer-error.js';
+import { R66Error } from '../model/r66-error.js';
 import { ruleDirectories } from '../transfer/placement.js';
 
 /**
@@ -47,14 +47,14 @@ export function receiveRoots(rule: Rule, dirs: DirectoryConfig): FilePolicyRoots
  * Checks the file an order sends and returns its absolute path and size (-1 when it does not
  * exist yet: a submission may name a file that appears before its start). The name is taken
  * literally (a submission stores it; wildcards were expanded by the caller, each match checked
- * here). `knownSize`: the size the caller already read; `extra`: see sendRoots(). Throws a TransferError FileNotAllowed when the policy refuses it.
+ * here). `knownSize`: the size the caller already read; `extra`: see sendRoots(). Throws an R66Error FileNotAllowed when the policy refuses it.
  */
 export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: string, knownSize?: number, extra?: readonly string[]): Promise<{ path: string; size: number }> {
   let file: string | undefined;
   try {
     file = await resolvePolicyFile(name, sendRoots(rule, dirs, extra), { wildcards: false });
   } catch (err) {
-    if (err instanceof PathNotAllowedError) throw policyRefusal(err);
+    if (isPathNotAllowed(err)) throw policyRefusal(err);
     throw err;
   }
   const abs = file as string;
@@ -64,7 +64,7 @@ export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: 
   return { path: abs, size: st !== undefined && st.isFile() ? st.size : -1 };
 }
 
-/** A policy refusal as the order's TransferError (FileNotAllowed; HTTP 403). */
-export function policyRefusal(err: PathNotAllowedError): TransferError {
-  return new TransferError(ErrorCode.FileNotAllowed, err.message, { cause: err, details: { reason: 'fileNotAllowed' } });
+/** A policy refusal as the order's R66Error (FileNotAllowed; HTTP 403). */
+export function policyRefusal(err: R66Error): R66Error {
+  return new R66Error(ErrorCode.FileNotAllowed, err.message, { cause: err, details: { reason: 'fileNotAllowed' } });
 }

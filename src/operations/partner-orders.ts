@@ -8,7 +8,7 @@
  */
 import { hasRole, missingRoleMessage, Role } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { RequestContext, RequestHandler, RequestHandlers } from '../net/handlers.js';
 import { decodeValidCommand, PacketType, type JsonCommandPacket, type ValidPacket } from '../protocol/index.js';
 import type { TransferRef } from '../transfer/types.js';
@@ -48,7 +48,7 @@ async function order(deps: PartnerOrdersDeps, ctx: RequestContext, subType: numb
   const { authority, orders } = deps;
   const caller = ctx.partner.hostId;
   if (!authority.isOwnId(caller) && !hasRole(authority.roleOf(caller, ctx.partner.host.adminRole), orderRole(subType))) {
-    throw new R66Error(missingRoleMessage(caller, orderRole(subType)), ErrorCode.BadAuthent);
+    throw new R66Error(ErrorCode.BadAuthent, missingRoleMessage(caller, orderRole(subType)));
   }
   if (subType === PacketType.STOP) return orders.stop(ref);
   if (subType === PacketType.CANCEL) return orders.cancel(ref);
@@ -68,10 +68,10 @@ export function partnerOrderHandlers(
   const valid: RequestHandler<'valid'> = async (ctx, p: ValidPacket) => {
     if (!TRANSFER_ORDERS.has(p.subType)) {
       if (previousValid) return previousValid(ctx, p);
-      throw new R66Error(`Unimplemented command: Valid ${p.subType}`, ErrorCode.Unimplemented);
+      throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: Valid ${p.subType}`);
     }
     const c = decodeValidCommand(p);
-    if (c.cmd !== 'stop' && c.cmd !== 'cancel' && c.cmd !== 'restart') throw new R66Error('Incorrect command', ErrorCode.IncorrectCommand);
+    if (c.cmd !== 'stop' && c.cmd !== 'cancel' && c.cmd !== 'restart') throw new R66Error(ErrorCode.IncorrectCommand, 'Incorrect command');
     const at = c.cmd === 'restart' ? restartTime(c.restartTime) : undefined;
     const result = await order(deps, ctx, p.subType, { specialId: c.specialId, requester: c.requester, requested: c.requested }, at);
     await ctx.channel.send({ kind: 'valid', header: p.middle, middle: result.code.char, subType: PacketType.REQUESTUSER });
@@ -81,7 +81,7 @@ export function partnerOrderHandlers(
     const isOrder = TRANSFER_ORDERS.has(p.subType) && (cmd?.jsonClass === 'StopOrCancelJsonPacket' || cmd?.jsonClass === 'RestartTransferJsonPacket');
     if (!isOrder || cmd === null) {
       if (previousJson) return previousJson(ctx, p);
-      throw new R66Error(`Unimplemented command: JsonCommand ${p.subType}`, ErrorCode.Unimplemented);
+      throw new R66Error(ErrorCode.Unimplemented, `Unimplemented command: JsonCommand ${p.subType}`);
     }
     const ref = { specialId: cmd.specialid, requester: cmd.requester ?? '', requested: cmd.requested ?? '' };
     const at = cmd.jsonClass === 'RestartTransferJsonPacket' && cmd.restarttime !== null ? new Date(cmd.restarttime) : undefined;

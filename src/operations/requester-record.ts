@@ -16,7 +16,7 @@ import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, type Rule } from '../model/rule.js';
 import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { ruleDirectories, senderFileAfterPreTasks, statFileToSend, type FileToSend } from '../transfer/placement.js';
 import type { ThroughStream } from '../transfer/through.js';
@@ -56,9 +56,9 @@ export interface RequesterRecord {
 /** The rule `ruleId`; with `send`, refused unless its direction is that one (true: this host sends). */
 async function findRule(deps: RequesterRecordDeps, ruleId: string, send?: boolean): Promise<Rule> {
   const rule = await deps.rule(ruleId);
-  if (rule === undefined) throw new R66Error(`rule ${ruleId} is not known on this host`, ErrorCode.IncorrectCommand);
+  if (rule === undefined) throw new R66Error(ErrorCode.IncorrectCommand, `rule ${ruleId} is not known on this host`);
   if (send !== undefined && isSendMode(rule.mode) !== send) {
-    throw new R66Error(`rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`, ErrorCode.IncorrectCommand);
+    throw new R66Error(ErrorCode.IncorrectCommand, `rule ${ruleId} is a ${isSendMode(rule.mode) ? 'send' : 'receive'} rule: use ${send ? 'a receive' : 'a send'} transfer`);
   }
   return rule;
 }
@@ -73,7 +73,7 @@ async function findRule(deps: RequesterRecordDeps, ruleId: string, send?: boolea
 export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRequest, updatedInfo: UpdatedInfo.UNKNOWN | UpdatedInfo.TOSUBMIT, insert: boolean, send?: boolean): Promise<RequesterRecord> {
   // The partner entry read here is the one the first attempt opens its channel with.
   const host = await deps.partner(req.partner);
-  if (host === undefined) throw new R66Error(`partner ${req.partner} is not known`, ErrorCode.NotKnownHost);
+  if (host === undefined) throw new R66Error(ErrorCode.NotKnownHost, `partner ${req.partner} is not known`);
   // A transfer to this host itself is accepted as the original does (one row; the requested side
   // keeps its state in memory, transfer/requested.ts).
   const requester = host.isSsl ? deps.sslHostId ?? deps.hostId : deps.hostId;
@@ -124,9 +124,9 @@ export async function requesterRecord(deps: RequesterRecordDeps, req: TransferRe
 /** The stream of a through transfer for its direction (Readable to send, Writable to receive). */
 export function throughOf(record: TransferRecord, stream: Readable | Writable): ThroughStream {
   if (isSendMode(record.mode)) {
-    if (typeof (stream as Readable).read !== 'function') throw new R66Error('a send through transfer needs a readable stream', ErrorCode.IncorrectCommand);
+    if (typeof (stream as Readable).read !== 'function') throw new R66Error(ErrorCode.IncorrectCommand, 'a send through transfer needs a readable stream');
     return { source: stream as Readable };
   }
-  if (typeof (stream as Writable).write !== 'function') throw new R66Error('a receive through transfer needs a writable stream', ErrorCode.IncorrectCommand);
+  if (typeof (stream as Writable).write !== 'function') throw new R66Error(ErrorCode.IncorrectCommand, 'a receive through transfer needs a writable stream');
   return { sink: stream as Writable };
 }

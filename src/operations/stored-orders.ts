@@ -5,7 +5,7 @@
  * REST before the engine starts) share. The state columns come from src/transfer/state.ts.
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { TransferError } from '../model/transfer-error.js';
+import { R66Error } from '../model/r66-error.js';
 import { UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { isFinished } from '../transfer/state.js';
@@ -68,10 +68,10 @@ export async function restartStored(runner: RunnerRepository, key: TransferKey, 
 }
 
 /** An order's answer as the typed error of a refusal (resubmit: anything but PreProcessingOk). */
-export function refusalOf(result: OrderResult): TransferError | null {
+export function refusalOf(result: OrderResult): R66Error | null {
   if (result.code === ErrorCode.PreProcessingOk) return null;
   // "Already complete" is a success answer for restart, a refusal for a resubmission (cli.md §3.3).
   const code = result.code === ErrorCode.CompleteOk ? ErrorCode.QueryAlreadyFinished : result.code;
   const message = result.code === ErrorCode.CompleteOk ? `transfer ${result.record?.specialId ?? ''} is already finished` : result.message;
-  return new TransferError(code, message);
+  return new R66Error(code, message);
 }

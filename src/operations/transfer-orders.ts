@@ -13,8 +13,7 @@ import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { Host } from '../model/host.js';
 import { isSendMode, ruleAllowsHost, TransferMode, type Rule } from '../model/rule.js';
-import { TransferError } from '../model/transfer-error.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { isFinished, transition, type StateEdit } from '../transfer/state.js';
@@ -143,16 +142,16 @@ export class TransferOrders {
 
   private async partnerHost(partner: string): Promise<Host> {
     const host = await this.partnerOf(partner);
-    if (host === undefined) throw new TransferError(ErrorCode.NotKnownHost, `partner ${partner} is not known`, { details: { reason: 'unknownPartner', partner } });
+    if (host === undefined) throw new R66Error(ErrorCode.NotKnownHost, `partner ${partner} is not known`, { details: { reason: 'unknownPartner', partner } });
     return host;
   }
 
   private async ruleFor(ruleId: string, host: Host, requester: string): Promise<Rule> {
     const rule = await this.opts.store.rules.get(ruleId);
-    if (rule === undefined) throw new TransferError(ErrorCode.IncorrectCommand, `rule ${ruleId} is not known on this host`, { details: { reason: 'unknownRule', rule: ruleId } });
+    if (rule === undefined) throw new R66Error(ErrorCode.IncorrectCommand, `rule ${ruleId} is not known on this host`, { details: { reason: 'unknownRule', rule: ruleId } });
     // A rule file shared by both hosts lists both: either id allows it (an empty list allows all).
     if (!ruleAllowsHost(rule, host.hostId) && !ruleAllowsHost(rule, requester)) {
-      throw new TransferError(ErrorCode.BadAuthent, `rule ${rule.idRule} is not allowed for ${host.hostId}`, { details: { reason: 'ruleNotAllowed', rule: rule.idRule, partner: host.hostId } });
+      throw new R66Error(ErrorCode.BadAuthent, `rule ${rule.idRule} is not allowed for ${host.hostId}`, { details: { reason: 'ruleNotAllowed', rule: rule.idRule, partner: host.hostId } });
     }
     return rule;
   }
@@ -198,9 +197,9 @@ export class TransferOrders {
     if (refusal !== undefined) throw refusal;
   }
 
-  private blockedRefusal(): TransferError | undefined {
+  private blockedRefusal(): R66Error | undefined {
     if (this.live?.requestsBlocked !== true) return undefined;
-    return new TransferError(ErrorCode.ServerOverloaded, 'new transfers are blocked on this host (block order): retry once it is unblocked');
+    return new R66Error(ErrorCode.ServerOverloaded, 'new transfers are blocked on this host (block order): retry once it is unblocked');
   }
 
   /** Submit: a new TOSUBMIT row the server's scheduler starts at `order.start` (database.md §9.1). */
@@ -214,13 +213,13 @@ export class TransferOrders {
   /**
    * Several submissions: the checks per order, then the rows in one transaction when the store has
    * them; when that fails, one by one so only the rows that cannot be written fail. One result per
-   * order, in order: the row, or the TransferError of its refusal.
+   * order, in order: the row, or the R66Error of its refusal.
    */
-  async submitMany(orders: readonly TransferOrder[]): Promise<Array<TransferRecord | TransferError>> {
+  async submitMany(orders: readonly TransferOrder[]): Promise<Array<TransferRecord | R66Error>> {
     type Build = (specialId: bigint) => TransferRecord;
     const blocked = this.blockedRefusal();
     if (blocked !== undefined) return orders.map(() => blocked);
-    const prepared: Array<Build | TransferError> = [];
+    const prepared: Array<Build | R66Error> = [];
     const memo = new Map<string, Promise<unknown>>();
     for (const o of orders) {
       try {
@@ -230,7 +229,7 @@ export class TransferOrders {
         prepared.push(asOrderError(err));
       }
     }
-    const rows = prepared.filter((p): p is Build => !(p instanceof TransferError));
+    const rows = prepared.filter((p): p is Build => !(p instanceof R66Error));
     const store = this.opts.store;
     if (rows.length > 0 && store.transaction !== undefined) {
       try {
@@ -241,14 +240,14 @@ export class TransferOrders {
           return batch;
         });
         let i = 0;
-        return prepared.map((p) => (p instanceof TransferError ? p : (written[i++] as TransferRecord)));
+        return prepared.map((p) => (p instanceof R66Error ? p : (written[i++] as TransferRecord)));
       } catch {
         // One row failed them all: nothing of the batch was written; one by one below.
       }
     }
-    const out: Array<TransferRecord | TransferError> = [];
+    const out: Array<TransferRecord | R66Error> = [];
     for (const p of prepared) {
-      if (p instanceof TransferError) {
+      if (p instanceof R66Error) {
         out.push(p);
         continue;
       }
@@ -304,7 +303,7 @@ export class TransferOrders {
 
   private runner(): (prepared: PreparedTransfer, signals?: AttemptSignals) => Promise<TransferOutcome> {
     const live = this.live;
-    if (live?.run === undefined) throw new TransferError(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
+    if (live?.run === undefined) throw new R66Error(ErrorCode.Unimplemented, 'this process runs no transfer engine: submit the transfer instead');
     return live.run.bind(live);
   }
 
@@ -315,7 +314,7 @@ export class TransferOrders {
    * (retryLater). A through stream is refused (it cannot wait in the database). Returns the id.
    */
   async submitLater(req: TransferRequest): Promise<bigint> {
-    if (req.stream !== undefined) throw new R66Error('a through transfer (stream) runs now: it cannot be submitted for later', ErrorCode.IncorrectCommand);
+    if (req.stream !== undefined) throw new R66Error(ErrorCode.IncorrectCommand, 'a through transfer (stream) runs now: it cannot be submitted for later');
     const { record } = await requesterRecord(this.recordDeps(), req, UpdatedInfo.TOSUBMIT, true);
     return record.specialId;
   }
@@ -391,14 +390,14 @@ export class TransferOrders {
 
   /**
    * Resubmit (asend -id, v1 create with an id): restart() as a submission: the row reset to its
-   * restart point, or a TransferError (unknown, running: QueryStillRunning, finished:
+   * restart point, or an R66Error (unknown, running: QueryStillRunning, finished:
    * QueryAlreadyFinished, nothing written).
    */
   async resubmit(ref: TransferRef, at?: Date): Promise<TransferRecord> {
     const key = this.key(ref);
     const record = await this.opts.store.runner.get(key);
-    if (record === undefined) throw new TransferError(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database`, { details: { reason: 'unknownTransfer' } });
-    if (isFinished(record)) throw new TransferError(ErrorCode.QueryAlreadyFinished, `transfer ${ref.specialId} is already finished`);
+    if (record === undefined) throw new R66Error(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database`, { details: { reason: 'unknownTransfer' } });
+    if (isFinished(record)) throw new R66Error(ErrorCode.QueryAlreadyFinished, `transfer ${ref.specialId} is already finished`);
     const result = await this.restart(ref, at);
     const refused = refusalOf(result);
     if (refused !== null) throw refused;
@@ -417,13 +416,13 @@ export class TransferOrders {
   async replace(stored: TransferRecord, order: Omit<TransferOrder, 'id' | 'partner'>): Promise<TransferRecord> {
     const ref = { specialId: stored.specialId, requester: stored.requester, requested: stored.requested };
     if (stored.requester !== this.opts.hostId && stored.requester !== this.opts.sslHostId) {
-      throw new TransferError(ErrorCode.IncorrectCommand, `${stored.requester} requested transfer ${stored.specialId}: only transfers this host requested can be replaced`);
+      throw new R66Error(ErrorCode.IncorrectCommand, `${stored.requester} requested transfer ${stored.specialId}: only transfers this host requested can be replaced`);
     }
-    if (this.live?.isRunning(ref) === true) throw new TransferError(ErrorCode.QueryStillRunning, `transfer ${stored.specialId} is running: stop it first`);
-    if (isFinished(stored)) throw new TransferError(ErrorCode.QueryAlreadyFinished, `transfer ${stored.specialId} is finished: create a new one`);
+    if (this.live?.isRunning(ref) === true) throw new R66Error(ErrorCode.QueryStillRunning, `transfer ${stored.specialId} is running: stop it first`);
+    if (isFinished(stored)) throw new R66Error(ErrorCode.QueryAlreadyFinished, `transfer ${stored.specialId} is finished: create a new one`);
     const record = await this.prepare({ ...order, id: stored.specialId, partner: stored.requested });
     if (record.requester !== stored.requester || record.requested !== stored.requested) {
-      throw new TransferError(ErrorCode.IncorrectCommand, `the partner's entry of transfer ${stored.specialId} changed (SSL): cancel it and create a new one`);
+      throw new R66Error(ErrorCode.IncorrectCommand, `the partner's entry of transfer ${stored.specialId} changed (SSL): cancel it and create a new one`);
     }
     const { store } = this.opts;
     if (store.transaction !== undefined) {
@@ -448,9 +447,9 @@ export class TransferOrders {
     const key = this.key(ref);
     const record = await this.opts.store.runner.get(key);
     if (record === undefined || (record.globalStep === TaskStep.NOTASK && record.globalLastStep === TaskStep.NOTASK)) {
-      throw new TransferError(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database or not started`, { details: { reason: 'unknownTransfer' } });
+      throw new R66Error(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database or not started`, { details: { reason: 'unknownTransfer' } });
     }
-    if (this.live?.isRunning(ref) === true) throw new TransferError(ErrorCode.QueryStillRunning, `transfer ${ref.specialId} is running: stop it first`);
+    if (this.live?.isRunning(ref) === true) throw new R66Error(ErrorCode.QueryStillRunning, `transfer ${ref.specialId} is running: stop it first`);
     await this.opts.store.runner.delete(keyOf(record));
     return record;
   }
@@ -481,7 +480,7 @@ export class TransferOrders {
 
   /**
    * The v1 table editor's update (rest-v1.md §11.1): the given columns of the row of `key`, its
-   * state columns through the state machine's `edit` move (IllegalTransitionError, nothing
+   * state columns through the state machine's `edit` move (illegalTransition()'s error, nothing
    * written, when it refuses). Undefined when no row has the key.
    */
   async editRow(key: TransferKey, edit: RowEdit): Promise<TransferRecord | undefined> {
@@ -504,9 +503,9 @@ export class TransferOrders {
     const { idRule, retrieveMode, ...fields } = edit.fields;
     // IDRULE and RETRIEVEMODE are the row's from its insert (the store writes them only then).
     if ((idRule !== undefined && idRule !== stored.idRule) || (retrieveMode !== undefined && retrieveMode !== stored.retrieveMode)) {
-      throw new TransferError(ErrorCode.IncorrectCommand, `transfer ${stored.specialId}: IDRULE and RETRIEVEMODE cannot change once the row exists`, { details: { reason: 'fixedColumn' } });
+      throw new R66Error(ErrorCode.IncorrectCommand, `transfer ${stored.specialId}: IDRULE and RETRIEVEMODE cannot change once the row exists`, { details: { reason: 'fixedColumn' } });
     }
-    // The store asks the state machine: IllegalTransitionError before anything is written.
+    // The store asks the state machine: illegalTransition()'s error before anything is written.
     const written = await this.opts.store.runner.move(stored, { kind: 'edit', set: edit.state }, { ...fields, stop: fields.stop ?? stored.stop });
     return { ...stored, ...fields, ...written };
   }
@@ -527,7 +526,7 @@ export class TransferOrders {
   }
 }
 
-/** A refusal or a store failure as the TransferError of an order. */
-export function asOrderError(err: unknown): TransferError {
-  return TransferError.from(err);
+/** A refusal or a store failure as the R66Error of an order. */
+export function asOrderError(err: unknown): R66Error {
+  return R66Error.from(err);
 }

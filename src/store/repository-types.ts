@@ -150,7 +150,7 @@ export interface RunnerRepository {
   /**
    * One move of the state machine on the row of `row`'s key: the columns `transition(row, move)`
    * computes from `row`'s state, the non-state `fields`, and STOPTRANS (`fields.stop`, or now),
-   * in one UPDATE. An illegal move throws IllegalTransitionError and writes nothing. Returns the
+   * in one UPDATE. An illegal move throws illegalTransition()'s error and writes nothing. Returns the
    * columns written, or undefined when no row has the key.
    */
   move(row: MoveTarget, move: TransferMove, fields?: RowFields): Promise<WrittenChange | undefined>;

@@ -32,7 +32,7 @@ export abstract class RunnerWrites implements NamedWrites {
   protected abstract writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean>;
 
   async move(row: MoveTarget, move: TransferMove, fields: RowFields = {}): Promise<WrittenChange | undefined> {
-    // transition() throws IllegalTransitionError before anything is written.
+    // transition() throws illegalTransition()'s error before anything is written.
     const change = Object.assign(movedColumns(transition(row, move), fields), { stop: fields.stop ?? new Date() });
     return (await this.writeColumns(row, change)) ? change : undefined;
   }

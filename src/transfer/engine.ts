@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { effectiveRole } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { RequestHandler, RequestHandlers } from '../net/handlers.js';
 import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
 import { forwardRestart } from './control.js';
@@ -18,7 +18,6 @@ import { localFileSystem } from './file/local-file-system.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
-import { LocalControlError } from './session.js';
 import { UnrecordedEnds } from './unrecorded-ends.js';
 import { BandwidthShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
@@ -231,7 +230,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
     const running = this.core.running.get(runningKey(ref));
     if (running) {
       const ended = this.ended(ref, this.opts.limits.timeoutCon);
-      running.abort(new LocalControlError(`${code.name} ${running.record.rank}`, code));
+      running.abort(new R66Error(code, `${code.name} ${running.record.rank}`));
       // Answered once the session ended and its row says so: a caller may restart it at once.
       await ended;
       return { code: ErrorCode.CompleteOk, message: `transfer ${ref.specialId} ${code === ErrorCode.StoppedTransfer ? 'stopped' : 'cancelled'}` };
@@ -286,7 +285,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
    */
   interrupt(ref: TransferRef): boolean {
     const running = this.core.running.get(runningKey(ref));
-    running?.abort(new R66Error('Shutdown forced', ErrorCode.Shutdown));
+    running?.abort(new R66Error(ErrorCode.Shutdown, 'Shutdown forced'));
     return running !== undefined;
   }
 
@@ -294,7 +293,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
   async close(): Promise<void> {
     this.closed = true;
     this.unrecordedEnds.close();
-    const err = new R66Error('Shutdown forced', ErrorCode.Shutdown);
+    const err = new R66Error(ErrorCode.Shutdown, 'Shutdown forced');
     for (const r of this.core.running.values()) r.abort(err);
     const deadline = Date.now() + this.opts.limits.timeoutCon;
     while (this.core.running.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

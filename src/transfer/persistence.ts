@@ -17,7 +17,7 @@
  */
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import type { TransferKey, TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { RunnerRepository, TransferStateChange } from '../store/index.js';
 import { mergeMoves, transition, type RowFields, type StateChange, type TransferMove } from './state.js';
 
@@ -47,7 +47,7 @@ function recordFields(r: TransferRecord): RowFields {
  */
 export class RowWriteError extends R66Error {
   constructor(override readonly cause: unknown) {
-    super(`the transfer's row cannot be written (database unavailable?): ${cause instanceof Error ? cause.message : String(cause)}`, ErrorCode.Internal);
+    super(ErrorCode.Internal, `the transfer's row cannot be written (database unavailable?): ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'RowWriteError';
   }
 }
@@ -181,7 +181,7 @@ export class RunnerRow {
    * A move of the state machine (state.ts): the columns it computes from the record's state,
    * written with anything staged, or staged only (`write = false`: transitions followed by more
    * local work and a write before any packet or task, see stage()). An illegal move throws
-   * IllegalTransitionError and changes nothing, in memory or in the row.
+   * illegalTransition()'s error and changes nothing, in memory or in the row.
    */
   async move(m: TransferMove, extra: DataChange = {}, write = true): Promise<void> {
     const moved = transition(this.record, m);

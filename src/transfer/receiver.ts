@@ -9,7 +9,7 @@ import path from 'node:path';
 import { decompress } from 'zstd-napi';
 import { ErrorCode } from '../model/error-code.js';
 import { TaskStep, type TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import {
   createR66Digest, decodeValidCommand, digestHex, errorPacket, PacketType, sameHexDigest, type DigestAlgorithm, type Packet, type R66Digest,
@@ -93,7 +93,7 @@ export async function startWorkFile(s: TransferSession): Promise<void> {
     direct: s.core.directWrites && wantsDirectWrites(true, s.size, r.blockSize),
   };
   const handle = createWorkFile(s.core.files, file, opts).catch((err: NodeJS.ErrnoException) => {
-    throw new R66Error(`cannot create the work file ${file}: ${err.message}`, err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed);
+    throw new R66Error(err.code === 'ENOENT' ? ErrorCode.FileNotFound : ErrorCode.FileNotAllowed, `cannot create the work file ${file}: ${err.message}`);
   });
   handle.catch(() => undefined);
   s.workHandle = handle;
@@ -139,7 +139,7 @@ export async function runReceiver(s: TransferSession): Promise<TransferOutcome> 
 
 async function receiveData(s: TransferSession): Promise<void> {
   const sink = s.through !== null && 'sink' in s.through ? new StreamSink(s.through.sink) : null;
-  if (s.file === null && sink === null) throw new R66Error('no work file', ErrorCode.Internal);
+  if (s.file === null && sink === null) throw new R66Error(ErrorCode.Internal, 'no work file');
   const pending = s.workHandle;
   s.workHandle = null;
   // A creation still running (startWorkFile()) ends here; its failure fails the transfer.
@@ -222,19 +222,19 @@ async function receiveData(s: TransferSession): Promise<void> {
             rewinds++;
             expected = p.rank;
           } else {
-            throw new R66Error(`Bad Rank in transmission: ${p.rank} instead of ${expected}`, ErrorCode.TransferError);
+            throw new R66Error(ErrorCode.TransferError, `Bad Rank in transmission: ${p.rank} instead of ${expected}`);
           }
         }
         if (s.size > 0 && blockSize * (expected - 1) > s.size) {
-          throw new R66Error(`Too much data transferred: rank ${expected} for a size of ${s.size}`, ErrorCode.TransferError);
+          throw new R66Error(ErrorCode.TransferError, `Too much data transferred: rank ${expected} for a size of ${s.size}`);
         }
-        if (finishing !== null) throw new R66Error(`Too much data transferred: rank ${expected} after the whole size of ${s.size}`, ErrorCode.TransferError);
+        if (finishing !== null) throw new R66Error(ErrorCode.TransferError, `Too much data transferred: rank ${expected} after the whole size of ${s.size}`);
         const data = s.compression ? decompressBlock(p.data) : p.data;
         if (blockDigest) {
           blockDigest.update(data);
           const d = blockDigest.digest();
           if (p.digest.length === 0 || !d.equals(p.digest)) {
-            throw new R66Error(`Transfer in error due to bad Hash on data packet (${blockAlgo!.wireName})`, ErrorCode.MD5Error);
+            throw new R66Error(ErrorCode.MD5Error, `Transfer in error due to bad Hash on data packet (${blockAlgo!.wireName})`);
           }
         }
         // The packet's frame goes back to the pool once nothing reads it: at once when the block was
@@ -337,13 +337,13 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
   const file = s.file as string;
   if (s.size > 0 && (length !== s.size || length === 0)) {
     r.rank = 0;
-    throw new R66Error(`Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`, ErrorCode.TransferError);
+    throw new R66Error(ErrorCode.TransferError, `Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`);
   }
   if (hash.length > 0 && globalDigest && algo) {
     const mine = digestHex(globalDigest.digest());
     if (!sameHexDigest(mine, hash)) {
       r.rank = 0;
-      throw new R66Error(`Global Hash in error, transfer in error and rank should be reset to 0 (using ${algo.wireName})`, ErrorCode.MD5Error);
+      throw new R66Error(ErrorCode.MD5Error, `Global Hash in error, transfer in error and rank should be reset to 0 (using ${algo.wireName})`);
     }
   }
   if (s.through === null) {
@@ -357,7 +357,7 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
     } catch (err) {
       // Not placed after all: the row names the work file again (written with the error).
       s.row.stage({ filename: file, isMoved: false });
-      throw new R66Error(`Error while finalizing transfer: ${(err as Error).message}`, ErrorCode.FinalOp);
+      throw new R66Error(ErrorCode.FinalOp, `Error while finalizing transfer: ${(err as Error).message}`);
     }
     s.file = target;
     crashPointForTests('afterMove');
@@ -373,7 +373,7 @@ async function finalizingPostTasks(s: TransferSession): Promise<void> {
     await s.postTasks();
   } catch (err) {
     const e = err as R66Error;
-    throw new R66Error(`Error while finalizing transfer: ${e.message}`, e.code ?? ErrorCode.FinalOp);
+    throw new R66Error(e.code ?? ErrorCode.FinalOp, `Error while finalizing transfer: ${e.message}`);
   }
 }
 
@@ -455,7 +455,7 @@ function decompressBlock(data: Buffer): Buffer {
   try {
     return decompress(data);
   } catch (err) {
-    throw new R66Error(`Data block does not decompress: ${(err as Error).message}`, ErrorCode.TransferError);
+    throw new R66Error(ErrorCode.TransferError, `Data block does not decompress: ${(err as Error).message}`);
   }
 }
 

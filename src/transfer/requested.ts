@@ -6,7 +6,7 @@
 import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
 import { isSendMode, ruleAllowsHost } from '../model/rule.js';
 import { ILLEGAL_SPECIAL_ID, TaskStep, type TransferRecord } from '../model/transfer.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import type { RequestContext } from '../net/handlers.js';
 import { negotiateBlockSize, type RequestPacket } from '../protocol/index.js';
 import { isDatabaseUnavailable } from '../store/index.js';
@@ -46,13 +46,13 @@ export async function handleRequest(core: EngineCore, ctx: RequestContext, p: Re
   } catch (err) {
     if (!isDatabaseUnavailable(err)) throw err;
     ctx.logger.warn({ id: String(p.specialId), err: (err as Error).message }, 'transfer request refused: the database is unavailable');
-    throw new R66Error(`${ctx.ownHostId} cannot use its database now: try again later`, ErrorCode.ServerOverloaded);
+    throw new R66Error(ErrorCode.ServerOverloaded, `${ctx.ownHostId} cannot use its database now: try again later`);
   }
 }
 
 async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPacket): Promise<void> {
   const { channel, partner } = ctx;
-  if (p.way !== 0) throw new R66Error('a Request answer cannot open a conversation', ErrorCode.IncorrectCommand);
+  if (p.way !== 0) throw new R66Error(ErrorCode.IncorrectCommand, 'a Request answer cannot open a conversation');
   if (core.refusesRequests()) {
     // Blocked, shutting down or at the connection limit: the requester retries later (§9.2 step 2).
     await channel.send(answerWith(p, ErrorCode.ServerOverloaded));
@@ -64,9 +64,9 @@ async function serveRequest(core: EngineCore, ctx: RequestContext, p: RequestPac
     await channel.send(answerWith(p, ErrorCode.QueryRemotelyUnknown));
     return;
   }
-  if (!ruleAllowsHost(rule, partner.hostId)) throw new R66Error(`Rule ${rule.idRule} is not allowed for ${partner.hostId}`, ErrorCode.BadAuthent);
+  if (!ruleAllowsHost(rule, partner.hostId)) throw new R66Error(ErrorCode.BadAuthent, `Rule ${rule.idRule} is not allowed for ${partner.hostId}`);
   if (p.mode < 1 || p.mode > 8 || isSendMode(rule.mode) !== isSendMode(p.mode)) {
-    throw new R66Error(`Rule ${rule.idRule} mode ${rule.mode} is not compatible with the requested mode ${p.mode}`, ErrorCode.BadAuthent);
+    throw new R66Error(ErrorCode.BadAuthent, `Rule ${rule.idRule} mode ${rule.mode} is not compatible with the requested mode ${p.mode}`);
   }
   const blockSize = negotiateBlockSize(p.blockSize, core.limits.blockSize, core.limits.blockSize);
   let specialId = p.specialId;

@@ -12,7 +12,7 @@ import { UpdatedInfo, type TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { infoInteger, readInfoMap, updateInfoMap } from '../tasks/transfer-info.js';
 import type { TransferEngine } from './engine.js';
-import { IllegalTransitionError } from './state.js';
+import { isIllegalTransition } from './state.js';
 
 /** Default retries of a scheduled transfer whose connection failed or was lost. */
 const SCHEDULED_RETRIES = 5;
@@ -231,7 +231,7 @@ export class TransferScheduler {
       await this.settle(keyCols, end);
       this.unsettled.delete(key);
     } catch (err) {
-      if (err instanceof IllegalTransitionError) {
+      if (isIllegalTransition(err)) {
         // The row moved on meanwhile (finished): nothing to write, nothing to try again.
         this.opts.logger.warn({ err: err.message, id: String(keyCols.specialId) }, 'end of a scheduled transfer not recorded');
         this.unsettled.delete(key);

@@ -12,7 +12,7 @@ import type { LocalChannel } from '../net/channel.js';
 import type { BlockReader } from './block-reader.js';
 import type { TransferStorage } from './file/storage.js';
 import { R66Error } from '../model/r66-error.js';
-import { fileErrorText, R66Error as LegacyR66Error } from '../net/errors.js';
+import { fileErrorText } from '../net/errors.js';
 import { reportFdExhaustion } from '../net/fd-limit.js';
 import type { AuthenticatedPartner } from '../net/partner.js';
 import { unexpected } from '../net/commands/unexpected.js';
@@ -25,9 +25,6 @@ import { removeQuietly, type RuleDirectories } from './placement.js';
 import type { SessionShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
 import type { AttemptSignals, TransferOutcome } from './types.js';
-
-/** Temporary alias (decision 0049) for engine.ts: a stop or cancel asked on this host is an R66Error. */
-export const LocalControlError = LegacyR66Error;
 
 export interface SessionInit {
   core: EngineCore;

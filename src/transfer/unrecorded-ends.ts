@@ -13,7 +13,7 @@ import type { ErrorCodeInfo } from '../model/error-code.js';
 import { UpdatedInfo, type TransferKey } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
 import { runningKey } from './core.js';
-import { IllegalTransitionError } from './state.js';
+import { isIllegalTransition } from './state.js';
 
 const RETRY_MS = 1000;
 
@@ -83,7 +83,7 @@ export class UnrecordedEnds {
         }
         this.kept.delete(k);
       } catch (err) {
-        if (err instanceof IllegalTransitionError) {
+        if (isIllegalTransition(err)) {
           this.kept.delete(k);
           continue;
         }

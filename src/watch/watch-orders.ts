@@ -9,7 +9,7 @@
  * FileWatcher exactly once): the service takes that id (`TransferOrder.id`).
  */
 import { ErrorCode } from '../model/error-code.js';
-import { TransferError } from '../model/transfer-error.js';
+import { R66Error } from '../model/r66-error.js';
 import type { TransferKey } from '../model/transfer.js';
 import type { TransferOrder, TransferOrders } from '../operations/index.js';
 import type { RunnerRepository } from '../store/index.js';
@@ -69,7 +69,7 @@ function order(r: OrderRequest, to: string): TransferOrder {
 }
 
 function failed(err: unknown): OrderResult {
-  const e = TransferError.from(err);
+  const e = R66Error.from(err);
   return { ok: false, message: `${e.code.name}: ${e.message}`, connection: e.code === ErrorCode.ConnectionImpossible };
 }
 
@@ -87,7 +87,7 @@ export class ServiceOrders implements WatchOrders {
     try {
       return await this.opts.service.keyFor(this.opts.realHostId(to), id);
     } catch (err) {
-      if (err instanceof TransferError && err.code === ErrorCode.NotKnownHost) return undefined;
+      if (err instanceof R66Error && err.code === ErrorCode.NotKnownHost) return undefined;
       throw err;
     }
   }

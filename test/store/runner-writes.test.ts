@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
-import { IllegalTransitionError, mergeMoves, transition } from '../../src/model/transfer-state.js';
+import { isIllegalTransition, mergeMoves, transition } from '../../src/model/transfer-state.js';
 import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
 import { FileRunnerRepository } from '../../src/store/nodb/file-runner.js';
 import { openStore, type RunnerRepository, type Store } from '../../src/store/index.js';
@@ -29,7 +29,7 @@ async function checkWrites(runner: RunnerRepository): Promise<void> {
 
   // Illegal from the row's state: refused before anything is written.
   const running = (await runner.get(keyOf(tosubmit)))!;
-  await expect(runner.move(running, { kind: 'dueStart' }, { filename: '/never' })).rejects.toBeInstanceOf(IllegalTransitionError);
+  await expect(runner.move(running, { kind: 'dueStart' }, { filename: '/never' })).rejects.toSatisfy(isIllegalTransition);
   expect(await runner.get(keyOf(tosubmit))).toEqual(running);
   // No row with the key: nothing written, undefined.
   expect(await runner.move({ ...running, specialId: 999n }, { kind: 'handBack' })).toBeUndefined();

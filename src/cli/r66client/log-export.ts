@@ -22,7 +22,7 @@ import path from 'node:path';
 import { exportHistory, type HistoryExportOrder } from '../../client/admin-exports.js';
 import { ErrorCode } from '../../model/error-code.js';
 import { runnersFromXml } from '../../store/index.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
 import { UsageError } from '../cli-error.js';
 import { ClientSetupError, configFileAndArgs, withSession, type ClientCommandContext, type ClientSession } from './session.js';

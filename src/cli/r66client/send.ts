@@ -6,7 +6,7 @@
 import { ErrorCode } from '../../model/error-code.js';
 import { isSendMode, type Rule } from '../../model/rule.js';
 import type { TransferRecord } from '../../model/transfer.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import { ANY_READABLE_FILE, engineWithOrders, type TransferOrders } from '../../operations/index.js';
 import type { TransferEngine, TransferOutcome, TransferRequest } from '../../transfer/index.js';
 import { runInOrderWindow } from './in-order-window.js';

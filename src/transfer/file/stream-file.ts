@@ -7,12 +7,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode } from '../../model/error-code.js';
-import { R66Error } from '../../net/errors.js';
+import { R66Error } from '../../model/r66-error.js';
 import type { TransferStorage } from './storage.js';
 
 /** What a stream does not do, as the transfer's error. */
 function notOnStream(what: string): Promise<never> {
-  return Promise.reject(new R66Error(`a through transfer cannot ${what}`, ErrorCode.PassThroughMode));
+  return Promise.reject(new R66Error(ErrorCode.PassThroughMode, `a through transfer cannot ${what}`));
 }
 
 /** Reads a Readable in order as positional reads (positions must follow each other). */
@@ -29,7 +29,7 @@ export class StreamSource implements TransferStorage {
 
   /** The buffers filled one after the other, as a file's readv. */
   async readAt(buffers: Buffer[], position: number): Promise<number> {
-    if (position !== this.offset) throw new R66Error(`a through transfer reads its stream in order (asked ${position}, at ${this.offset})`, ErrorCode.TransferError);
+    if (position !== this.offset) throw new R66Error(ErrorCode.TransferError, `a through transfer reads its stream in order (asked ${position}, at ${this.offset})`);
     let bytesRead = 0;
     for (const b of buffers) {
       const n = await this.fill(b);
@@ -105,7 +105,7 @@ export class StreamSink implements TransferStorage {
   async writeAt(buffers: Buffer[], position: number, total: number): Promise<void> {
     if (this.failure) throw this.failure;
     if (position !== this.offset) {
-      throw new R66Error(`a through transfer cannot rewind its stream (block at ${position}, stream at ${this.offset})`, ErrorCode.TransferError);
+      throw new R66Error(ErrorCode.TransferError, `a through transfer cannot rewind its stream (block at ${position}, stream at ${this.offset})`);
     }
     this.offset += total;
     for (const b of buffers) {

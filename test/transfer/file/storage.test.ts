@@ -10,7 +10,7 @@ import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/model/error-code.js';
-import { R66Error } from '../../../src/net/errors.js';
+import { R66Error } from '../../../src/model/r66-error.js';
 import { LocalFile, SYNCED_WRITES_AVAILABLE } from '../../../src/transfer/file/local-file.js';
 import { localFileSystem } from '../../../src/transfer/file/local-file-system.js';
 import { MemoryFileSystem } from '../../../src/transfer/file/memory-file-system.js';

@@ -11,8 +11,8 @@ import { TaskStep, type TransferKey, type TransferRecord } from '../../../model/
 import { parseIsoDate } from '../../../model/iso-date.js';
 import type { TransferFilter, TransferListOptions } from '../../../store/index.js';
 import { infoInteger, readInfoMap } from '../../../tasks/transfer-info.js';
-import { IllegalTransitionError, type StateEdit } from '../../../transfer/state.js';
-import { TransferError } from '../../../model/transfer-error.js';
+import { isIllegalTransition, type StateEdit } from '../../../transfer/state.js';
+import { R66Error } from '../../../model/r66-error.js';
 import type { RowEdit } from '../../../operations/index.js';
 import type { RestListenerContext } from '../../context.js';
 import type { JsonObject } from '../../json.js';
@@ -111,7 +111,7 @@ async function edited<T>(id: bigint, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (err instanceof IllegalTransitionError || (err instanceof TransferError && err.details.reason === 'fixedColumn')) throw new ModelError(400, `transfer ${id}: ${err.message}`);
+    if (isIllegalTransition(err) || (err instanceof R66Error && err.details.reason === 'fixedColumn')) throw new ModelError(400, `transfer ${id}: ${err.message}`);
     throw err;
   }
 }
