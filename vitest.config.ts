@@ -1,13 +1,29 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { splitSuites } from './test/helpers/suites.js';
 
-// Tests run against the compiled dist/ for child-process hosts, so the global setup builds first.
+// Two projects (docs/decisions/0051-test-suite-split.md): `unit` runs in the test process only;
+// `e2e` starts processes (the CLI against dist/, database servers, chromium, haproxy...) or needs
+// the PostgreSQL/MariaDB test servers. `npm run test:unit` runs the first, `npm test` both.
+const { unit, e2e } = splitSuites(fileURLToPath(new URL('.', import.meta.url)));
+
+// End-to-end files mostly wait (for child processes, sockets, databases), so more files run at once
+// than there are cores; every file works in its own temporary directories, ports and schemas.
+// VITEST_MAX_WORKERS or --maxWorkers overrides it.
+const workers = Math.min(8, Math.max(4, availableParallelism() * 2));
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: workers,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit } },
+      // Child-process hosts run the compiled dist/, so this project's global setup builds it first.
+      { extends: true, test: { name: 'e2e', include: e2e, globalSetup: ['test/helpers/global-setup.ts'] } },
+    ],
   },
 });

@@ -15,10 +15,9 @@ let run: BenchRun;
 let stdout: string;
 let resultFiles: string[];
 
+// dist/bench/ is compiled by the global setup (test/helpers/global-setup.ts).
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-bench-test-'));
-  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { cwd: ROOT, encoding: 'utf8' });
-  expect(tsc.status, tsc.stdout).toBe(0);
   const bench = spawnSync(
     process.execPath,
     ['dist/bench/run.js', '--only', 'raw', '--large-mb', '2', '--small-count', '5', '--small-kb', '10', '--results', join(dir, 'results'), '--work', join(dir, 'work')],

@@ -20,11 +20,10 @@ interface PagingRun {
 
 let dir: string;
 
+// dist/bench/ is compiled by the global setup (test/helpers/global-setup.ts).
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'svc-web-paging-'));
-  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { cwd: ROOT, encoding: 'utf8' });
-  expect(tsc.status, tsc.stdout).toBe(0);
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
