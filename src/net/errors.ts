@@ -4,32 +4,17 @@
  * may read it.
  */
 import path from 'node:path';
-import { ErrorCode, type ErrorCodeInfo } from '../model/error-code.js';
-import { R66Error as DomainError } from '../model/r66-error.js';
-
-/**
- * Temporary alias with the former (message, code) constructor, for server/components.ts (being
- * edited by another engineer, decision 0049); `instanceof` answers for every domain error.
- */
-export class R66Error extends DomainError {
-  constructor(message: string, code: ErrorCodeInfo) {
-    super(code, message);
-  }
-
-  static override [Symbol.hasInstance](this: typeof R66Error, v: unknown): boolean {
-    // Subclasses (persistence.ts' RowWriteError) keep the ordinary test.
-    return this === R66Error ? v instanceof DomainError : Function.prototype[Symbol.hasInstance].call(this, v);
-  }
-}
+import { ErrorCode } from '../model/error-code.js';
+import { R66Error } from '../model/r66-error.js';
 
 /** The TCP connection closed under a channel (Disconnection, r66-protocol.md §3.3). */
-export function disconnected(detail = 'connection closed'): DomainError {
-  return new DomainError(ErrorCode.Disconnection, `Disconnection: ${detail}`);
+export function disconnected(detail = 'connection closed'): R66Error {
+  return new R66Error(ErrorCode.Disconnection, `Disconnection: ${detail}`);
 }
 
 /** No answer in time. */
-export function timedOut(what: string, ms: number): DomainError {
-  return new DomainError(ErrorCode.ConnectionImpossible, `no answer from the partner within ${ms} ms while waiting for ${what}`);
+export function timedOut(what: string, ms: number): R66Error {
+  return new R66Error(ErrorCode.ConnectionImpossible, `no answer from the partner within ${ms} ms while waiting for ${what}`);
 }
 
 /**

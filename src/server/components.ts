@@ -16,7 +16,7 @@ import type { TaskRegistry } from '../tasks/index.js';
 import { shutdownOrderHandler } from '../net/commands/shutdown-order.js';
 import { R66Network } from '../net/network.js';
 import { ErrorCode } from '../model/error-code.js';
-import { R66Error } from '../net/errors.js';
+import { R66Error } from '../model/r66-error.js';
 import { PacketType } from '../protocol/index.js';
 import { TransferService } from './transfer-service.js';
 import { partnerOrderHandlers, TRANSFER_ORDERS } from '../operations/partner-orders.js';
@@ -70,7 +70,7 @@ function composeR66Handlers(runtime: ServerRuntime, network: R66Network, busines
   const running = (): TransferService => {
     // A request in the short while the listener runs and the engine not yet (or no more): the
     // requester retries later, as for an overloaded host.
-    if (!transfers.running) throw new R66Error('the transfer service is not running: retry later', ErrorCode.ServerOverloaded);
+    if (!transfers.running) throw new R66Error(ErrorCode.ServerOverloaded, 'the transfer service is not running: retry later');
     return transfers;
   };
   const rows = (): ReturnType<TransferService['engine']['handlerRows']> => {
