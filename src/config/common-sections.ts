@@ -191,12 +191,20 @@ export function writeLimits(l: LimitConfig): XmlOut {
 
 // ---------------------------------------------------------------- db
 
-/** Dialect by substring, in the original's order; `sqlite` is our own embedded addition. */
+/**
+ * Dialect of a `dbdriver` by substring, in the original's order (config.md §3.7); `sqlite` is our
+ * own embedded addition and `postgres` (without `ql`) is accepted too. The one driver rule: the
+ * store's URL reader (store/jdbc-url.ts) falls back to it when the URL names no dialect.
+ */
 export function dialectOf(driver: string): DbDialect | undefined {
   const d = driver.toLowerCase();
-  for (const name of ['oracle', 'mysql', 'postgresql', 'h2', 'mariadb', 'sqlite'] as const) if (d.includes(name)) return name;
+  for (const [needle, name] of DRIVER_SUBSTRINGS) if (d.includes(needle)) return name;
   return undefined;
 }
+
+const DRIVER_SUBSTRINGS: ReadonlyArray<readonly [string, DbDialect]> = [
+  ['oracle', 'oracle'], ['mysql', 'mysql'], ['postgres', 'postgresql'], ['h2', 'h2'], ['mariadb', 'mariadb'], ['sqlite', 'sqlite'],
+];
 
 /** Reads `db`: null when no database is configured. */
 export function readDb(sec: SectionReader, warnings: string[]): { db: DbConfig | null; taskRunnerNoDb: boolean } {

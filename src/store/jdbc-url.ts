@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { dialectOf } from '../config/common-sections.js';
 import { StoreError } from './errors.js';
 
 /** The SQL dialects the store speaks. `mariadb` and `mysql` share a driver but not the id mechanism. */
@@ -80,8 +81,8 @@ export function detectDialect(driver: string, url: string): DetectedDialect {
   const scheme = /^jdbc:([a-z0-9]+):/i.exec(url)?.[1]?.toLowerCase() ?? /^([a-z0-9]+):\/\//i.exec(url)?.[1]?.toLowerCase();
   const byScheme = scheme === undefined ? undefined : SCHEMES[scheme];
   if (byScheme) return byScheme;
-  // The original's dbdriver rule: substring tests in this order (config.md §3.7).
-  for (const [needle, found] of DRIVER_SUBSTRINGS) if (driver.includes(needle)) return found;
+  const byDriver = dialectOf(driver);
+  if (byDriver) return byDriver;
   if (!driver) throw new StoreError(`database ${redactUrl(url)}: no dbdriver given and the URL does not name a dialect (expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or jdbc:h2:)`);
   throw new StoreError(`unknown dbdriver "${driver}": expected one of sqlite, postgresql, mariadb, mysql, h2`);
 }
@@ -90,10 +91,6 @@ const SCHEMES: Readonly<Record<string, DetectedDialect>> = {
   postgresql: 'postgresql', postgres: 'postgresql', mysql: 'mysql', mariadb: 'mariadb',
   sqlite: 'sqlite', h2: 'h2', oracle: 'oracle',
 };
-
-const DRIVER_SUBSTRINGS: ReadonlyArray<readonly [string, DetectedDialect]> = [
-  ['oracle', 'oracle'], ['mysql', 'mysql'], ['postgres', 'postgresql'], ['h2', 'h2'], ['mariadb', 'mariadb'], ['sqlite', 'sqlite'],
-];
 
 function nonEmpty(s: string | undefined): string | undefined {
   return s === undefined || s === '' ? undefined : s;
