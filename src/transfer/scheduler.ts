@@ -187,7 +187,12 @@ export class TransferScheduler {
     const keyCols = { specialId: record.specialId, requester: record.requester, requested: record.requested, ownerReq: record.ownerReq };
     if (!this.opts.ownIds.includes(record.requester)) {
       // Only the requester starts a transfer (database.md §9.1).
-      this.inFlight.set(key, runner.move(record, { kind: 'notRequester' }).then(() => undefined).finally(() => this.inFlight.delete(key)));
+      // A refused write (the database went away since the scan) leaves the row due: a later scan
+      // writes it. Handled here: nothing awaits this promise before stop() (issue 32 item 1).
+      this.inFlight.set(key, runner.move(record, { kind: 'notRequester' }).then(
+        () => undefined,
+        (err: unknown) => this.opts.logger.warn({ err: (err as Error).message, id: String(record.specialId) }, 'due row not requested here could not be marked; a later scan tries again'),
+      ).finally(() => this.inFlight.delete(key)));
       return;
     }
     this.attempts.set(key, keyCols);
