@@ -6,7 +6,8 @@
  * every transfer the engine's own events cannot. Bounded: at most `limit` rows per poll.
  *
  * A row can be committed a little after the time it was stamped with, or by a host whose clock is a
- * little behind: each poll re-reads the last `slackMs` and drops rows already seen unchanged.
+ * little behind: each poll re-reads the last `slackMs` and drops rows already seen unchanged. The
+ * window never starts past this host's clock, so a row stamped ahead of it hides nothing.
  */
 import type { TransferRecord } from '../model/transfer.js';
 import type { RunnerRepository } from '../store/index.js';
@@ -48,7 +49,8 @@ export class DatabaseFeed implements RowFeed {
 
   /** The rows that changed since the previous poll (the first poll looks `slackMs` back). */
   async poll(): Promise<TransferRecord[]> {
-    const from = (this.newest ?? this.now().getTime()) - this.slackMs;
+    const now = this.now().getTime();
+    const from = (this.newest ?? now) - this.slackMs;
     const rows = await this.runner.list({ stopFrom: new Date(from) }, { orderBy: 'stop', limit: this.limit });
     const fresh: TransferRecord[] = [];
     for (const r of rows) {
@@ -62,9 +64,13 @@ export class DatabaseFeed implements RowFeed {
       const last = rows[rows.length - 1]!.stop.getTime();
       // A full read: the next one starts at its last row (no slack), so a burst larger than the
       // limit is walked through instead of re-reading the same first rows.
-      this.newest = rows.length >= this.limit ? last + this.slackMs : Math.max(this.newest ?? last, last);
-    } else this.newest ??= this.now().getTime();
-    const horizon = (this.newest ?? 0) - this.slackMs;
+      // Otherwise never past our own clock: a row stamped ahead of it (a writer whose clock is
+      // ahead, a tool that wrote a future STOPTRANS) would hide every other writer's rows until
+      // our clock caught up. Such a row is re-read, unchanged and dropped, until then.
+      this.newest = rows.length >= this.limit ? last + this.slackMs : Math.min(Math.max(this.newest ?? last, last), now);
+    } else this.newest = Math.min(this.newest ?? now, now);
+    // Rows the next reads may return again are kept: the window may go back to `now - slackMs`.
+    const horizon = Math.min(this.newest ?? 0, now) - this.slackMs;
     for (const [k, [, at]] of this.seen) if (at < horizon) this.seen.delete(k);
     return fresh;
   }

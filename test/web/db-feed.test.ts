@@ -50,6 +50,22 @@ describe('DatabaseFeed', () => {
     expect(await feed.poll()).toEqual([]);
   });
 
+  it('a row stamped ahead of this clock (a writer whose clock is ahead) hides no other writer\'s rows', async () => {
+    const feed = new DatabaseFeed(store.runner, { now, slackMs: 5000 });
+    await feed.poll();
+    // A cluster member whose clock is a minute ahead, then a CLI client on this host's time.
+    await store.runner.insert(transferRecord(11n, { stop: new Date(clock + 60_000) }));
+    clock += 1000;
+    expect(ids(await feed.poll())).toEqual([11n]);
+    await store.runner.insert(transferRecord(12n, { stop: new Date(clock + 100) }));
+    clock += 1000;
+    expect(ids(await feed.poll())).toEqual([12n]);
+    // The ahead row, unchanged, is not sent again; changed, it is.
+    expect(await feed.poll()).toEqual([]);
+    await setStoredRow(store.runner, { specialId: 11n, requester: 'svc1', requested: 'partnerA', ownerReq: 'svc1' }, { updatedInfo: UpdatedInfo.DONE, stop: new Date(clock + 61_000) });
+    expect(ids(await feed.poll())).toEqual([11n]);
+  });
+
   it('walks a burst larger than its limit in several polls, each row once', async () => {
     const feed = new DatabaseFeed(store.runner, { now, limit: 10 });
     await feed.poll();
