@@ -9,8 +9,9 @@ import type { DirectoryConfig } from '../config/index.js';
 import { resolvePolicyFile, servedDirectories, type FilePolicyRoots } from '../fs/file-policy.js';
 import { isPathNotAllowed } from '../fs/safe-path.js';
 import { ErrorCode } from '../model/error-code.js';
-import type { Rule } from '../model/rule.js';
+import { isSendMode, type Rule } from '../model/rule.js';
 import { R66Error } from '../model/r66-error.js';
+import type { TransferRecord } from '../model/transfer.js';
 import { ruleDirectories } from '../transfer/placement.js';
 
 /**
@@ -63,6 +64,25 @@ export async function resolveOrderFile(rule: Rule, dirs: DirectoryConfig, name: 
   const st = await stat(abs).catch(() => undefined);
   return { path: abs, size: st !== undefined && st.isFile() ? st.size : -1 };
 }
+
+/**
+ * The file of a row a remote editor writes (REST v1's table editor), when this host will send it
+ * (its own request in a send mode): checked as an order's file, with `extra` the editor's
+ * directories (remoteReadable). The server's engine runs every row it finds with any readable
+ * file (local submissions' rows included), so a row is checked when written, here for v1's.
+ * `rule` undefined (not known yet): the global directories.
+ */
+export async function checkRowFile(
+  row: Pick<TransferRecord, 'filename' | 'originalName' | 'mode' | 'requester'>, rule: Rule | undefined, dirs: DirectoryConfig, ownIds: readonly string[], extra: readonly string[],
+): Promise<void> {
+  if (!ownIds.includes(row.requester) || !isSendMode(row.mode)) return;
+  const name = row.filename || row.originalName;
+  if (name === '') return;
+  await resolveOrderFile(rule ?? GLOBAL_DIRECTORIES_RULE, dirs, name, 0, extra);
+}
+
+/** A rule with no directory of its own (ruleDirectories takes the global ones). */
+const GLOBAL_DIRECTORIES_RULE = { recvPath: '', sendPath: '', archivePath: '', workPath: '' } as Rule;
 
 /** A policy refusal as the order's R66Error (FileNotAllowed; HTTP 403). */
 export function policyRefusal(err: R66Error): R66Error {

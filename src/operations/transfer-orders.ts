@@ -21,7 +21,7 @@ import type { PreparedTransfer } from '../transfer/engine.js';
 import type { AttemptSignals, ControlResult, TransferOutcome, TransferRef, TransferRequest } from '../transfer/types.js';
 import { updateInfoMap } from '../tasks/transfer-info.js';
 import { requesterRecord, throughOf, type RequesterRecordDeps } from './requester-record.js';
-import { resolveOrderFile } from './order-files.js';
+import { checkRowFile, resolveOrderFile } from './order-files.js';
 import { newTransferRecord } from '../transfer/new-record.js';
 import { localFileSystem } from '../transfer/file/local-file-system.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
@@ -474,6 +474,7 @@ export class TransferOrders {
     // New: every column is the caller's (IDRULE and RETRIEVEMODE included) before the one insert.
     Object.assign(record, edit.fields, transition(record, { kind: 'edit', set: edit.state }));
     if (record.originalName === '') record.originalName = record.filename;
+    await this.checkRowFile(record);
     await store.runner.insert(record);
     return record;
   }
@@ -505,9 +506,16 @@ export class TransferOrders {
     if ((idRule !== undefined && idRule !== stored.idRule) || (retrieveMode !== undefined && retrieveMode !== stored.retrieveMode)) {
       throw new R66Error(ErrorCode.IncorrectCommand, `transfer ${stored.specialId}: IDRULE and RETRIEVEMODE cannot change once the row exists`, { details: { reason: 'fixedColumn' } });
     }
+    if (fields.filename !== undefined || fields.originalName !== undefined) await this.checkRowFile({ ...stored, ...fields });
     // The store asks the state machine: illegalTransition()'s error before anything is written.
     const written = await this.opts.store.runner.move(stored, { kind: 'edit', set: edit.state }, { ...fields, stop: fields.stop ?? stored.stop });
     return { ...stored, ...fields, ...written };
+  }
+
+  /** A row this host sends names a file under this service's policy (order-files.ts checkRowFile). */
+  private async checkRowFile(row: TransferRecord): Promise<void> {
+    const ownIds = [this.opts.hostId, ...(this.opts.sslHostId ? [this.opts.sslHostId] : [])];
+    await checkRowFile(row, await this.opts.store.rules.get(row.idRule), this.opts.directories, ownIds, this.opts.extraServed ?? []);
   }
 
   private key(ref: TransferRef): TransferKey {

@@ -33,7 +33,7 @@ export function javaStamp(d: Date): string {
   return `${local.toISOString().slice(0, 23)}${off >= 0 ? '+' : '-'}${p(Math.trunc(off / 60))}:${p(off % 60)}`;
 }
 
-export function signV1(path: string, stamp: string, user: string | undefined, password: string | undefined): string {
+export function signV1(path: string, stamp: string, user: string | undefined, password: string | undefined, sigKey: Buffer | string = SIG_KEY): string {
   const [p, q] = path.split('?');
   const args = new Map<string, string>();
   for (const pair of (q ?? '').split('&').filter((s) => s !== '')) {
@@ -45,7 +45,7 @@ export function signV1(path: string, stamp: string, user: string | undefined, pa
   const sorted = [...args.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   let text = `${decodeURIComponent(p!)}?${sorted.map(([k, v]) => `${k}=${v}`).join('&')}`;
   if (password !== undefined) text += `&X-Auth-InternalKey=${password}`;
-  return createHmac('sha256', SIG_KEY).update(text, 'utf8').digest('hex');
+  return createHmac('sha256', sigKey).update(text, 'utf8').digest('hex');
 }
 
 export async function v1(h: Harness, method: string, path: string, o: V1CallOptions = {}): Promise<V1Answer> {

@@ -5,7 +5,7 @@
  * (TransferOrders putRow, editRow, forget): this model only reads and shapes the columns.
  */
 import { Role } from '../../../config/index.js';
-import { errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
+import { ErrorCode, errorCodeFromChar, errorCodeFromName, type ErrorCodeInfo } from '../../../model/error-code.js';
 import { isThroughMode, TransferMode } from '../../../model/rule.js';
 import { TaskStep, type TransferKey, type TransferRecord } from '../../../model/transfer.js';
 import { parseIsoDate } from '../../../model/iso-date.js';
@@ -111,7 +111,7 @@ async function edited<T>(id: bigint, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isIllegalTransition(err) || (err instanceof R66Error && err.details.reason === 'fixedColumn')) throw new ModelError(400, `transfer ${id}: ${err.message}`);
+    if (isIllegalTransition(err) || (err instanceof R66Error && (err.details.reason === 'fixedColumn' || err.code === ErrorCode.FileNotAllowed))) throw new ModelError(400, `transfer ${id}: ${err.message}`);
     throw err;
   }
 }
