@@ -13,8 +13,6 @@ import { EXIT_NOT_RUNNING, EXIT_OK, EXIT_START_FAILED } from '../exit-codes.js';
 import { configFileOf, serverPidFile, type Instance } from '../instance.js';
 import type { Io } from '../io.js';
 import { removePidIfOwned, runningPid, writePid } from '../../fs/pid-file.js';
-import { runServerProcess } from './server-process.js';
-import { ensureEmbeddedHome } from '../../server/embedded-home.js';
 
 /** How long the service-mode launcher waits for the server to be up (the original: 60 polls). */
 const SERVICE_READY_TIMEOUT_MS = 60_000;
@@ -45,12 +43,15 @@ export async function startCommand(ctx: ServerCommandContext, args: readonly str
     const pid = runningPid(pidFile);
     if (pid !== undefined) throw new CliError(`the server is already running (pid ${pid}, PID file ${pidFile})`, EXIT_START_FAILED);
     if (ctx.instance.embedded) {
+      const { ensureEmbeddedHome } = await import('../../server/embedded-home.js');
       await ensureEmbeddedHome(ctx.instance.confDir, ctx.io).catch((err: unknown) => {
         throw new CliError(`cannot create the svc-r66 home ${ctx.instance.confDir}: ${err instanceof Error ? err.message : String(err)}`, EXIT_START_FAILED);
       });
     }
   }
   if (ctx.env.SVC_SERVICE === '1' && !daemon) return startServerInBackground(ctx, pidFile);
+  // The server's modules are loaded here, not with this file: stop and status do not need them.
+  const { runServerProcess } = await import('./server-process.js');
   return runServerProcess({
     configFile: configFileOf(ctx.instance, 'server'),
     io: ctx.io,
