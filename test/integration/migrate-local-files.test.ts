@@ -34,9 +34,12 @@ describe('files outside the host directories', () => {
   beforeEach(async () => {
     box = sandbox();
     // v1admin: REST v1's users are client-only partners (negative port).
-    ({ a, b } = await writeNodePair(box, { rules: SEND_RULE, rest: true, partners: [{ id: 'v1admin', port: -1 }], admins: ['hosta', 'v1admin'] }, { rules: SEND_RULE }));
     listed = join(box.dir, 'exports');
     unlisted = join(box.dir, 'elsewhere');
+    // relay: the receiver's TRANSFER task sends a file from outside its directories back to hosta.
+    const relay = { 'relay.rule.xml': `<rule><idrule>relay</idrule><hostids/><mode>1</mode><rposttasks><tasks><task><type>TRANSFER</type><path>-to hosta -file ${join(unlisted, 'by-task.txt')} -rule send</path><delay>0</delay></task></tasks></rposttasks></rule>\n` };
+    const rules = { ...SEND_RULE, ...relay };
+    ({ a, b } = await writeNodePair(box, { rules, rest: true, partners: [{ id: 'v1admin', port: -1 }], admins: ['hosta', 'v1admin'] }, { rules }));
     for (const d of [listed, unlisted]) mkdirSync(d);
     const serverXml = join(a.confDir, 'server.xml');
     writeFileSync(serverXml, readFileSync(serverXml, 'utf8').replace('<conf>conf</conf></directory>', `<conf>conf</conf><readabledirs>${listed}</readabledirs></directory>`));
@@ -53,13 +56,25 @@ describe('files outside the host directories', () => {
     }, { what: `${name} done`, timeoutMs: 30_000 });
   }
 
-  it('asend takes any readable file; REST only the listed directory', async () => {
+  it('send, asend and the TRANSFER task take any readable file; REST only the listed directory', async () => {
     const local = join(unlisted, 'local.txt');
     writeFileSync(local, 'sent by asend from anywhere\n');
     const r = await runCli('client', ['asend', '-to', 'hostb', '-file', local, '-rule', 'send'], a.env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     await done('local.txt');
     expect(readFileSync(receivedFile(b, 'local.txt'), 'utf8')).toBe('sent by asend from anywhere\n');
+
+    writeFileSync(join(unlisted, 'now.txt'), 'sent by send from anywhere\n');
+    writeFileSync(join(unlisted, 'by-task.txt'), 'sent back by the TRANSFER task\n');
+    const sent = await runCli('client', ['send', '-to', 'hostb', '-file', join(unlisted, 'now.txt'), '-rule', 'relay'], a.env);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    expect(readFileSync(receivedFile(b, 'now.txt'), 'utf8')).toBe('sent by send from anywhere\n');
+    // hostb's post-task submitted by-task.txt to hosta: its scheduler sends it.
+    await waitFor(async () => {
+      const rows = await sqliteRows<{ updatedinfo: bigint }>(b.db, "SELECT updatedinfo FROM runner WHERE originalname LIKE '%by-task.txt' AND requester = 'hostb'");
+      return rows.length === 1 && Number(rows[0]!.updatedinfo) === UpdatedInfo.DONE;
+    }, { what: 'the TRANSFER task\'s transfer done on hostb', timeoutMs: 30_000 });
+    expect(readFileSync(receivedFile(a, 'by-task.txt'), 'utf8')).toBe('sent back by the TRANSFER task\n');
 
     writeFileSync(join(unlisted, 'rest-no.txt'), 'no');
     const refused = await rest(a, 'POST', '/v2/transfers', { ruleName: 'send', filename: join(unlisted, 'rest-no.txt'), requested: 'hostb' });
