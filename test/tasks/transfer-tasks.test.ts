@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../../src/model/error-code.js';
 import type { TransferSubmission } from '../../src/tasks/context.js';
 import { inWindow, parseBound } from '../../src/tasks/reschedule-task.js';
 import { readInfoMap } from '../../src/tasks/transfer-info.js';
 import { dosToUnix, unixToDos } from '../../src/tasks/transcode-task.js';
+import { canMakeUnwritable, makeUnwritable } from '../helpers/unwritable-file.js';
 import { makeContext, makeHome } from './helpers.js';
 import { runOne } from './run-one.js';
 
@@ -212,11 +213,16 @@ describe('TRANSCODE', () => {
     expect(await runOne('TRANSCODE', '-dos2unix', ctx)).toMatchObject({ kind: 'failure', code: ErrorCode.Internal });
     expect((await runOne('TRANSCODE', '-from UTF-8 -to UTF-16LE', ctx)).kind).toBe('failure');
   });
-  it.skipIf(process.getuid?.() === 0)('fails when the output file cannot be written', async () => {
+  it.skipIf(!canMakeUnwritable())('fails when the output file cannot be written', async () => {
     const { ctx } = withFile('x\n');
     const out = join(env.home, 'ro.txt');
     writeFileSync(out, '');
-    chmodSync(out, 0o444);
-    expect((await runOne('TRANSCODE', `-from UTF-8 -to UTF-8 -newfile ${out} -unix2dos`, ctx)).kind).toBe('failure');
+    const undo = makeUnwritable(out);
+    try {
+      expect((await runOne('TRANSCODE', `-from UTF-8 -to UTF-8 -newfile ${out} -unix2dos`, ctx)).kind).toBe('failure');
+      expect(readFileSync(out, 'utf8')).toBe('');
+    } finally {
+      undo();
+    }
   });
 });
