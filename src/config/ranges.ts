@@ -92,6 +92,7 @@ export const CONFIG_RANGES = {
   'security/httpmaxconnections': int(1, 100_000, 'connections'),
   'security/httpmaxconnectionsperaddress': int(1, 100_000, 'connections'),
   'security/httpidletimeout': int(100, 3_600_000, 'ms'),
+  'security/httprequesttimeout': int(1000, 3_600_000, 'ms'),
   'security/maxtotalconnections': int(1, 1_000_000, 'connections'),
   'security/maxeventstreamsperclient': int(1, 1000, 'streams'),
   'security/bufferedbytes': long(1024 * 1024, 2 ** 34, 'bytes'),

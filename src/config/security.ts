@@ -21,6 +21,8 @@ export interface SecurityConfig {
   httpMaxConnectionsPerAddress: number;
   /** HTTP: time a connection may stay without a request in progress (before its first, between two), ms. */
   httpIdleTimeoutMs: number;
+  /** HTTP: time a request has, from its headers, to arrive whole (its body included), ms; then its connection is closed. */
+  httpRequestTimeoutMs: number;
   /** Every listener of the host together; absent: derived from the open-file limit (net/fd-limit.ts). */
   maxTotalConnections?: number;
   /** Web `/events` streams one address (and one admin session) may hold at once. */
@@ -54,6 +56,7 @@ export function defaultSecurity(timeoutConMs: number): SecurityConfig {
     httpMaxConnections: 512,
     httpMaxConnectionsPerAddress: 64,
     httpIdleTimeoutMs: 10_000,
+    httpRequestTimeoutMs: 30_000,
     maxEventStreamsPerClient: 4,
     bufferedBytes: 64 * 1024 * 1024,
     warnIntervalMs: 60_000,
@@ -85,6 +88,7 @@ export function readSecurity(sec: SectionReader, timeoutConMs: number): Security
     httpMaxConnections: positive('httpmaxconnections', d.httpMaxConnections),
     httpMaxConnectionsPerAddress: positive('httpmaxconnectionsperaddress', d.httpMaxConnectionsPerAddress),
     httpIdleTimeoutMs: positive('httpidletimeout', d.httpIdleTimeoutMs),
+    httpRequestTimeoutMs: positive('httprequesttimeout', d.httpRequestTimeoutMs),
     ...(sec.has('maxtotalconnections') ? { maxTotalConnections: positive('maxtotalconnections', 0) } : {}),
     maxEventStreamsPerClient: positive('maxeventstreamsperclient', d.maxEventStreamsPerClient),
     bufferedBytes: positive('bufferedbytes', d.bufferedBytes),
@@ -110,7 +114,7 @@ export function writeSecurity(s: SecurityConfig | undefined, timeoutConMs: numbe
   const names: Array<[keyof SecurityConfig, string]> = [
     ['maxConnections', 'maxconnections'], ['maxConnectionsPerAddress', 'maxconnectionsperaddress'], ['handshakeFrameBytes', 'handshakeframebytes'],
     ['handshakeTimeoutMs', 'handshaketimeout'], ['maxUnauthenticated', 'maxunauthenticated'], ['httpMaxConnections', 'httpmaxconnections'],
-    ['httpMaxConnectionsPerAddress', 'httpmaxconnectionsperaddress'], ['httpIdleTimeoutMs', 'httpidletimeout'], ['maxTotalConnections', 'maxtotalconnections'],
+    ['httpMaxConnectionsPerAddress', 'httpmaxconnectionsperaddress'], ['httpIdleTimeoutMs', 'httpidletimeout'], ['httpRequestTimeoutMs', 'httprequesttimeout'], ['maxTotalConnections', 'maxtotalconnections'],
     ['maxEventStreamsPerClient', 'maxeventstreamsperclient'], ['bufferedBytes', 'bufferedbytes'], ['warnIntervalMs', 'warninterval'], ['restBodyLimit', 'restbodylimit'],
     ['restImportBodyLimit', 'restimportbodylimit'], ['restMaxAuthFailures', 'restmaxauthfailures'], ['restLockoutMs', 'restlockout'],
     ['restClockSkewMs', 'restclockskew'],

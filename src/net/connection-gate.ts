@@ -37,6 +37,8 @@ export interface GateLimits {
   names: { maxConnections: string; maxPerAddress: string; maxPending: string; deadline: string };
   /** What "pending" means on this listener, for the log ("not authenticated", "no request"). */
   pendingMeaning: string;
+  /** HTTP: how long a request has, from its headers, to arrive whole (`httprequesttimeout`), ms. */
+  requestDeadlineMs?: number;
 }
 
 /**
@@ -232,6 +234,8 @@ export class ListenerGate {
   onRefuse: ((limit: string) => void) | undefined;
   /** Pending connections closed by their deadline since start. */
   deadlineClosed = 0;
+  /** HTTP connections closed because their request did not arrive whole in time, since start. */
+  requestDeadlineClosed = 0;
   private readonly pending = new Set<Admission>();
   private readonly perAddress = new Map<string, number>();
   /** Pending connections per address (a reconnecting address that holds some may not shed others). */
@@ -387,7 +391,7 @@ export function r66Limits(s: Pick<SecurityConfig, 'maxConnections' | 'maxConnect
 }
 
 /** An HTTP listener's limits: every connection without a request in progress may be shed. */
-export function httpLimits(s: Pick<SecurityConfig, 'httpMaxConnections' | 'httpMaxConnectionsPerAddress' | 'httpIdleTimeoutMs'>): GateLimits {
+export function httpLimits(s: Pick<SecurityConfig, 'httpMaxConnections' | 'httpMaxConnectionsPerAddress' | 'httpIdleTimeoutMs' | 'httpRequestTimeoutMs'>): GateLimits {
   return {
     maxConnections: s.httpMaxConnections,
     maxPerAddress: s.httpMaxConnectionsPerAddress,
@@ -395,5 +399,6 @@ export function httpLimits(s: Pick<SecurityConfig, 'httpMaxConnections' | 'httpM
     pendingDeadlineMs: s.httpIdleTimeoutMs,
     names: { maxConnections: 'httpmaxconnections', maxPerAddress: 'httpmaxconnectionsperaddress', maxPending: 'httpmaxconnections', deadline: 'httpidletimeout' },
     pendingMeaning: 'no request',
+    requestDeadlineMs: s.httpRequestTimeoutMs,
   };
 }
