@@ -21,6 +21,8 @@ import { canMake, makeDbInstance, type DbInstance } from './db-instance.js';
 const FILES = 120;
 const CONCURRENT = 60;
 const STOPS = [0.15, 0.45, 0.75];
+/** How long the database stays down once hosta noticed it. */
+const DOWN_MS = 3_000;
 
 /** Points a server.xml or client.xml at `jdbc` on `db`. */
 function pointAt(file: string, db: DbInstance, jdbc: string): void {
@@ -120,6 +122,11 @@ describe.each(dialects)('a host on %s whose database stops three times under 60 
       await until(() => errorsLogged(hosta) > errorsBefore, 'hosta to see the database gone', 20_000);
       alive();
       mark('noticed');
+      // Down long enough for every running transfer to reach a state write and the scheduler to
+      // scan into the outage (a restart within a second spared most of them the failure).
+      const downUntil = Date.now() + DOWN_MS;
+      await until(() => Date.now() >= downUntil, `the database down for ${DOWN_MS} ms`, DOWN_MS + 5_000);
+      mark(`down ${DOWN_MS} ms, ${arrived().length} files`);
       await db.start();
       mark('database back');
     }
