@@ -6,21 +6,54 @@
  * getinfo and the log export show and use the same path.
  */
 import type { DirectoryConfig } from '../config/index.js';
-import { resolveStoredPath, storedPathRoots } from '../fs/stored-path.js';
+import { mayBeRuleRelative, resolveStoredPath, storedPathRoots, withDirectories, type StoredPathRoots } from '../fs/stored-path.js';
+import type { Rule } from '../model/rule.js';
 import type { TransferRecord } from '../model/transfer.js';
-import type { RunnerRepository } from '../store/index.js';
+import type { RuleRepository, RunnerRepository } from '../store/index.js';
+import { ruleDirectories } from '../transfer/placement.js';
 
-type WithRunner = { runner: RunnerRepository; transaction?: unknown };
+type WithRunner = { runner: RunnerRepository; rules: Pick<RuleRepository, 'get'>; transaction?: unknown };
 
-function resolvingRunner(runner: RunnerRepository, fix: (r: TransferRecord) => TransferRecord): RunnerRepository {
+/** Resolves the FILENAME of rows read together; a rule is read once per batch, and only when needed. */
+type Fixer = (records: TransferRecord[]) => Promise<TransferRecord[]>;
+
+function fixer(roots: StoredPathRoots, directories: DirectoryConfig, rules: Pick<RuleRepository, 'get'>): Fixer {
+  return async (records) => {
+    const ruleRoots = new Map<string, Promise<StoredPathRoots | undefined>>();
+    const rootsOf = (idRule: string): Promise<StoredPathRoots | undefined> => {
+      let found = ruleRoots.get(idRule);
+      if (found === undefined) {
+        found = rules.get(idRule).then((rule: Rule | undefined) => {
+          if (rule === undefined) return undefined;
+          const d = ruleDirectories(rule, directories);
+          return withDirectories(roots, [d.in, d.out, d.work, d.arch]);
+        }, () => undefined);
+        ruleRoots.set(idRule, found);
+      }
+      return found;
+    };
+    for (const r of records) {
+      if (mayBeRuleRelative(r.filename, roots)) {
+        // Not one of the host's directories: perhaps one of the row's rule (below serverhome too).
+        const withRule = await rootsOf(r.idRule);
+        if (withRule !== undefined) r.filename = resolveStoredPath(r.filename, withRule);
+      } else {
+        r.filename = resolveStoredPath(r.filename, roots);
+      }
+    }
+    return records;
+  };
+}
+
+function resolvingRunner(runner: RunnerRepository, fix: Fixer): RunnerRepository {
   const wrapped: Partial<RunnerRepository> = {
     get: async (key) => {
       const r = await runner.get(key);
-      return r === undefined ? undefined : fix(r);
+      return r === undefined ? undefined : (await fix([r]))[0];
     },
-    findBySpecialId: async (owner, id) => (await runner.findBySpecialId(owner, id)).map(fix),
-    list: async (filter, options) => (await runner.list(filter, options)).map(fix),
-    listDue: async (owner, now, limit) => (await runner.listDue(owner, now, limit)).map(fix),
+    findBySpecialId: async (owner, id) => fix(await runner.findBySpecialId(owner, id)),
+    list: async (filter, options) => fix(await runner.list(filter, options)),
+    listDue: async (owner, now, limit) => fix(await runner.listDue(owner, now, limit)),
   };
   return new Proxy(runner, {
     get(target, prop) {
@@ -31,17 +64,16 @@ function resolvingRunner(runner: RunnerRepository, fix: (r: TransferRecord) => T
   });
 }
 
-/** `store` whose transfer rows (also inside its transactions) carry resolved file names. */
+/**
+ * `store` whose transfer rows (also inside its transactions) carry resolved file names. Inside a
+ * transaction the rules are read through the transaction (one SQLite connection).
+ */
 export function resolvingStoredPaths<S extends WithRunner>(store: S, directories: DirectoryConfig): S {
   const roots = storedPathRoots(directories);
-  const fix = (r: TransferRecord): TransferRecord => {
-    r.filename = resolveStoredPath(r.filename, roots);
-    return r;
-  };
-  const runner = resolvingRunner(store.runner, fix);
+  const runner = resolvingRunner(store.runner, fixer(roots, directories, store.rules));
   const transaction = typeof store.transaction === 'function'
     ? <T>(fn: (tx: WithRunner) => Promise<T>): Promise<T> =>
-      (store.transaction as (f: (tx: WithRunner) => Promise<T>) => Promise<T>).call(store, (tx) => fn({ ...tx, runner: resolvingRunner(tx.runner, fix) }))
+      (store.transaction as (f: (tx: WithRunner) => Promise<T>) => Promise<T>).call(store, (tx) => fn({ ...tx, runner: resolvingRunner(tx.runner, fixer(roots, directories, tx.rules)) }))
     : undefined;
   return new Proxy(store, {
     get(target, prop) {

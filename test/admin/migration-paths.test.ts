@@ -73,4 +73,23 @@ describe('resolvingStoredPaths', () => {
     expect((await store.runner.get(rec))?.filename).toBe('/work/7_1_f.r66');
     expect(await seen.schemaVersion()).toBe('3.1.0');
   });
+
+  it('takes a rule\'s own directories below serverhome too (a Java rule\'s WORKPATH /rulework, RECVPATH /data/partnerA)', async () => {
+    const home = join(dir, 'home');
+    const dirs = { serverHome: home, in: join(home, 'in'), out: join(home, 'out'), work: join(home, 'work'), arch: join(home, 'arch') };
+    await store.rules.upsert({
+      idRule: 'own', hostIds: [], mode: 1, recvPath: '/data/partnerA', sendPath: '', archivePath: '', workPath: '/rulework',
+      rPreTasks: [], rPostTasks: [], rErrorTasks: [], sPreTasks: [], sPostTasks: [], sErrorTasks: [], updatedInfo: 0,
+    });
+    const seen = resolvingStoredPaths(store, dirs as Parameters<typeof resolvingStoredPaths>[1]);
+    const partial = transferRecord(8n, { ownerReq: 'hosta', requester: 'hostb', requested: 'hosta', idRule: 'own', filename: '/rulework/8_1_f.r66', updatedInfo: 3, start: new Date(0) });
+    const received = transferRecord(9n, { ownerReq: 'hosta', requester: 'hostb', requested: 'hosta', idRule: 'own', filename: '/data/partnerA/g.txt', updatedInfo: 6, start: new Date(0) });
+    const other = transferRecord(10n, { ownerReq: 'hosta', requester: 'hostb', requested: 'hosta', idRule: 'unknown', filename: '/rulework/10_1_h.r66', updatedInfo: 6, start: new Date(0) });
+    for (const r of [partial, received, other]) await store.runner.insert(r);
+    expect((await seen.runner.get(partial))?.filename).toBe(join(home, 'rulework', '8_1_f.r66'));
+    expect((await seen.runner.list({}, { orderBy: 'specialId' })).map((r) => r.filename)).toEqual([
+      join(home, 'rulework', '8_1_f.r66'), join(home, 'data', 'partnerA', 'g.txt'), '/rulework/10_1_h.r66',
+    ]);
+    expect(await seen.transaction(async (tx) => (await tx.runner.get(received))?.filename)).toBe(join(home, 'data', 'partnerA', 'g.txt'));
+  });
 });
