@@ -3,13 +3,15 @@
 // figures live. Another writer on hosta's database (a store opened by this test process: what a CLI
 // client or a cluster member does) inserts and advances a row; the server's own scheduler runs a
 // transfer created after the pages opened. Debian's chromium through playwright-core, real servers.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
+import { formatIsoLocal } from '../../src/model/iso-date.js';
 import { TaskStep, UpdatedInfo } from '../../src/model/transfer.js';
 import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
-import { sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { sandbox, spawnCli, type Sandbox } from '../cli/cli-helpers.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 import { waitFor } from '../helpers/wait.js';
 import { killNodes, rowOf, SEND_RULE, writePatternFile } from '../transfer/servers.js';
@@ -125,13 +127,70 @@ describe('live pages from the database, in chromium', () => {
     for (const p of [all, active, done, listing]) await p.context().close();
   }, 60_000);
 
+  it('a transfer run by `svc-r66client send` on the same database: listed within 2 s, rank live, orders refused while it sends, DONE at its end', async () => {
+    // hosta's client side on the server's database, 2 MB/s: 12 MB take 6 s.
+    writeFileSync(join(web!.a.confDir, 'client.xml'), `<?xml version="1.0" encoding="UTF-8"?>
+<config><identity><hostid>hosta</hostid><cryptokey>${join(web!.a.confDir, 'cryptokey.des')}</cryptokey></identity><client/>
+<directory><serverhome>${web!.a.home}</serverhome><in>in</in><out>out</out><arch>arch</arch><work>work</work><conf>conf</conf></directory>
+<limit><timeoutcon>10000</timeoutcon><blocksize>65536</blocksize><globallimit>2097152</globallimit></limit>
+<db><dbdriver>sqlite</dbdriver><dbserver>jdbc:sqlite:${web!.a.db}</dbserver><dbuser>svc</dbuser><dbpasswd>pw</dbpasswd></db></config>
+`);
+    await writePatternFile(join(web!.a.home, 'out', 'cli.bin'), 12 * 1024 * 1024);
+    const active = await open(`${monitor()}/active`);
+    const listing = await adminPage('Listing.html');
+    for (const p of [active, listing]) await live(p);
+    const client = spawnCli('client', ['send', '-to', 'hostb', '-rule', 'send', '-file', 'cli.bin'], web!.a.env);
+    try {
+      const stored = await waitFor(async () => (await other.runner.list({ ownerReq: 'hosta' }, { orderBy: 'specialId', descending: true, limit: 20 })).find((r) => r.originalName.endsWith('cli.bin')),
+        { what: 'the client\'s row in the database', timeoutMs: 20_000, intervalMs: 50 });
+      const t0 = Date.now();
+      const ref = { specialId: stored.specialId, requester: stored.requester, requested: stored.requested, ownerReq: 'hosta' };
+      const key = `${ref.specialId}.${ref.requester}.${ref.requested}`;
+      const appeared = await within(2000, t0, 'the client\'s transfer on /active', async () => (await sectionOf(active, key)) !== null);
+      await within(2000, t0, 'the client\'s transfer in the admin Listing', async () => (await listing.locator(`tr[data-key="${key}"]`).count()) === 1);
+      await within(5000, t0, 'the client\'s transfer under Running', async () => (await sectionOf(active, key)) === 'Running');
+      // The rank the page shows moves while the client sends, and is never ahead of the row.
+      const ranks = new Set<string>();
+      await waitFor(async () => {
+        const shown = await cell(active, key, 'rank');
+        const row = await other.runner.get(ref);
+        if (shown !== null && row !== undefined) {
+          expect(Number(shown)).toBeLessThanOrEqual(row.rank);
+          ranks.add(shown);
+        }
+        return ranks.size >= 3;
+      }, { what: 'three successive ranks on /active while the client sends', timeoutMs: 6000, intervalMs: 200 });
+      // Stop and Restart from the administration pages: refused, said plainly; the client goes on.
+      await listing.goto(`${web!.admin}/CancelRestart.html?startid=${ref.specialId}&stopid=${ref.specialId}`);
+      for (const action of ['Stop', 'Restart']) {
+        await listing.getByRole('button', { name: `${action} ${ref.specialId}` }).first().click();
+        expect(await listing.getByRole('status').first().textContent()).toMatch(new RegExp(`^${action} ${ref.specialId}: not done: the transfer is RUNNING in another process .*Stop it where it runs, or wait for its end\\.$`));
+        expect((await other.runner.get(ref))?.updatedInfo).toBe(UpdatedInfo.RUNNING);
+      }
+      expect((await client.exited).code).toBe(0);
+      const done = await other.runner.get(ref);
+      expect([done?.updatedInfo, done?.infoStatus.char]).toEqual([UpdatedInfo.DONE, ErrorCode.CompleteOk.char]);
+      expect(done!.start.getTime()).toBeLessThanOrEqual(done!.stop.getTime());
+      // One run only: the scheduler of the server did not start it again.
+      expect((await other.runner.list({ ownerReq: 'hosta' }, { limit: 1000 })).filter((r) => r.originalName.endsWith('cli.bin'))).toHaveLength(1);
+      const t1 = Date.now();
+      await within(2000, t1, 'the client\'s transfer gone from /active', async () => (await sectionOf(active, key)) === null);
+      await listing.goto(`${web!.admin}/Listing.html`);
+      expect(await cell(listing, key, 'info')).toBe('DONE');
+      console.log(`live rows of svc-r66client send: appeared ${appeared} ms after its row, ${ranks.size} ranks seen while it sent`);
+    } finally {
+      client.child.kill('SIGKILL');
+      for (const p of [active, listing]) await p.context().close();
+    }
+  }, 60_000);
+
   it('a transfer this server runs, created after the page opened, appears, moves to Done, and the header bandwidth moves', async () => {
     // 16 MB at 2 MB/s: 8 s, so the 5 s throughput samples of the home's picture see it too.
     await writePatternFile(join(web!.a.home, 'out', 'live.bin'), 16 * 1024 * 1024);
     const active = await open(`${monitor()}/active`);
     const done = await open(`${monitor()}/done`);
-    await live(active);
-    await live(done);
+    const all = await open(`${monitor()}/all`);
+    for (const p of [active, done, all]) await live(p);
     const creator = await adminPage('CreateTransfer.html');
     await creator.getByLabel('Host', { exact: true }).fill('hostb');
     await creator.getByLabel('Rule').fill('send');
@@ -151,8 +210,14 @@ describe('live pages from the database, in chromium', () => {
     const t1 = Date.now();
     await within(2000, t1, 'the transfer gone from /active', async () => (await sectionOf(active, key)) === null);
     await within(2000, t1, 'the transfer on /done', async () => (await sectionOf(done, key)) !== null);
+    // The row /all showed since before its end says what the database says, without a reload.
+    const row = await other.runner.get({ specialId: id, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' });
+    await within(2000, t1, 'DONE on /all', async () => (await cell(all, key, 'info')) === 'DONE');
+    await within(2000, t1, 'STOPTRANS on /all', async () => (await cell(all, key, 'stop')) === formatIsoLocal(row!.stop));
+    expect([await cell(all, key, 'step'), await cell(all, key, 'statusName'), await cell(all, key, 'rank')])
+      .toEqual(['ALLDONETASK', row!.stepStatus.name, String(row!.rank)]);
     console.log(`live rows of this server: appeared ${appeared} ms after the Create click`);
-    for (const p of [active, done, creator]) await p.context().close();
+    for (const p of [active, done, all, creator]) await p.context().close();
   }, 60_000);
 
   it('the home draws throughput, transfers per minute by status and errors by partner and rule from the server\'s figures, and redraws them', async () => {
