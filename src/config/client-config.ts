@@ -51,7 +51,8 @@ export async function loadClientConfig(file: string, options: ClientLoadOptions 
   };
   // Settings read but not acted on yet (ignored-settings.ts).
   if (full) warnings.push(...(await ignoredClientSettings(config)));
-  const unused = unusedElementsLine(root);
+  // The submit-only reading looks at a few elements only: the others are not named then.
+  const unused = full ? unusedElementsLine(root) : undefined;
   if (unused !== undefined) warnings.push(unused);
   return config;
 }

@@ -10,7 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ClientConfig, ServerConfig } from './types.js';
-import type { SectionReader } from './values.js';
+import { unreadElements, type SectionReader } from './values.js';
 
 /** What an entry looks at: the loaded configuration and the logback file beside it, if any. */
 export interface SettingContext<C> {
@@ -95,8 +95,9 @@ export async function ignoredClientSettings(config: ClientConfig): Promise<strin
 
 /**
  * Elements of the original's files this host reads past without acting on them (obsolete in the
- * original too, or misspellings it ignores), as `section/element`. One WARN line at start names
- * those present (issue 34 item 5); `svc-r66server migrate` reports the same line.
+ * original too, or misspellings it ignores), as `section/element`, with why. One WARN line at
+ * start names those present with every other element not acted on (issue 34 item 5);
+ * `svc-r66server migrate` reports the same line.
  */
 const UNUSED_ELEMENTS: ReadonlyArray<readonly [string, string, string, ((s: SectionReader) => boolean)?]> = [
   ['limit', 'usefastmd5', 'obsolete'],
@@ -106,12 +107,30 @@ const UNUSED_ELEMENTS: ReadonlyArray<readonly [string, string, string, ((s: Sect
   ['limit', 'checkversion', 'False: the version exchange always runs', (s) => !s.boolean('checkversion', true)],
   ['server', 'businessfactorynetwork', 'not read by the original either'],
   ['business', 'businessids', 'the element read is businessid'],
+  ['network', 'serverrestport', 'ignored by the original too: the REST port is rest/restport'],
+  ['rest', 'serverrestport', 'ignored by the original too: the REST port is restport'],
 ];
 
-/** The one line naming the unused elements present under `root`, or undefined when none is. */
-export function unusedElementsLine(root: SectionReader): string | undefined {
-  const found = UNUSED_ELEMENTS
+/**
+ * The one line naming every element of the file under `root` that this host does not act on, or
+ * undefined when there is none: the elements no reader looked up (unknown here, misspelt, or of a
+ * section read only in another mode: `<ssl>` without usessl), those of UNUSED_ELEMENTS present, and
+ * the `ignored` settings in use (IGNORED_*_SETTINGS, each also explained on its own line). Called
+ * once the whole file was read.
+ */
+export function unusedElementsLine(root: SectionReader, ignored: readonly string[] = []): string | undefined {
+  if (root.element === undefined) return undefined;
+  const known = UNUSED_ELEMENTS
     .filter(([sec, el, , used]) => root.section(sec).has(el) && (used === undefined || used(root.section(sec))))
-    .map(([sec, el, why]) => `<${sec}/${el}> (${why})`);
-  return found.length === 0 ? undefined : `${root.file}: elements read but not acted on: ${found.join(', ')}`;
+    .map(([sec, el, why]) => [`${sec}/${el}`, why] as const);
+  const named = new Set([...known.map(([path]) => path), ...ignored]);
+  const unread = unreadElements(root.element).filter((path) => !named.has(path)).map((path) => [path, 'not read by svc-r66'] as const);
+  const found = [...unread, ...known, ...ignored.map((path) => [path, 'its own warning says what is not done'] as const)].map(([path, why]) => `<${path}> (${why})`);
+  return found.length === 0 ? undefined : `${root.file}: elements not acted on: ${found.join(', ')}`;
+}
+
+/** The elements of the ignored settings in use, for unusedElementsLine. */
+export async function ignoredServerElements(config: ServerConfig): Promise<string[]> {
+  const logbackFile = await logbackFileOf(config, 'server');
+  return IGNORED_SERVER_SETTINGS.filter((s) => s.used({ config, logbackFile }) !== undefined).map((s) => s.element);
 }

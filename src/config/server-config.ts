@@ -8,7 +8,7 @@ import {
 } from './common-sections.js';
 import { decryptPasswordHex, readGgpHex } from './crypto.js';
 import { ConfigError, describeIoError } from './errors.js';
-import { ignoredServerSettings, unusedElementsLine } from './ignored-settings.js';
+import { ignoredServerElements, ignoredServerSettings, unusedElementsLine } from './ignored-settings.js';
 import { formatRoleSet, parseRoleSet } from './roles.js';
 import { readSecurity, writeSecurity } from './security.js';
 import {
@@ -56,7 +56,7 @@ export async function loadServerConfig(file: string): Promise<ServerConfig> {
   };
   // Settings read but not acted on yet are each reported at start (ignored-settings.ts).
   warnings.push(...(await ignoredServerSettings(config)));
-  const unused = unusedElementsLine(root);
+  const unused = unusedElementsLine(root, await ignoredServerElements(config));
   if (unused !== undefined) warnings.push(unused);
   return config;
 }

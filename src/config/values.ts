@@ -2,7 +2,49 @@
 // (config.md §1.3): unconvertible numbers count as absent, booleans are `1`/`true` only.
 import { ConfigError } from './errors.js';
 import { checkRange, configRange, CONFIG_RANGES, PORT, PORT_OR_OFF, type NumberRange } from './ranges.js';
-import { childrenNamed, firstChild, normaliseText, type XmlElement } from './xml-read.js';
+import { childrenNamed as childrenNamedOf, firstChild as firstChildOf, normaliseText, type XmlElement } from './xml-read.js';
+
+/**
+ * Elements a SectionReader looked up, and those read as a whole (their text): after a file is
+ * loaded, the elements in neither are named as not acted on (issue 34 item 5, unreadElements).
+ */
+const lookedUp = new WeakSet<XmlElement>();
+const readWhole = new WeakSet<XmlElement>();
+
+function firstChild(el: XmlElement | undefined, name: string): XmlElement | undefined {
+  const child = firstChildOf(el, name);
+  if (child !== undefined) lookedUp.add(child);
+  return child;
+}
+
+function childrenNamed(el: XmlElement | undefined, name: string): XmlElement[] {
+  const children = childrenNamedOf(el, name);
+  for (const c of children) lookedUp.add(c);
+  return children;
+}
+
+function textOf(child: XmlElement): string {
+  readWhole.add(child);
+  return normaliseText(child.rawText);
+}
+
+/** Elements the original's files carry for people, not programs (its samples' `<comment>`). */
+const FOR_PEOPLE = new Set(['comment']);
+
+/**
+ * The elements below `el` that no SectionReader looked up, as `section/element` paths (outermost
+ * only: below an element not looked up, nothing more is named; below one read as text, nothing).
+ */
+export function unreadElements(el: XmlElement, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const c of el.children) {
+    const path = prefix === '' ? c.name : `${prefix}/${c.name}`;
+    if (FOR_PEOPLE.has(c.name)) continue;
+    if (!lookedUp.has(c)) out.push(path);
+    else if (!readWhole.has(c)) out.push(...unreadElements(c, path));
+  }
+  return out;
+}
 
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
@@ -69,12 +111,12 @@ export class SectionReader {
   /** Normalised text of the first child `name`, undefined when absent. */
   string(name: string): string | undefined {
     const child = firstChild(this.element, name);
-    return child === undefined ? undefined : normaliseText(child.rawText);
+    return child === undefined ? undefined : textOf(child);
   }
 
   /** Normalised text of every child `name`. */
   strings(name: string): string[] {
-    return childrenNamed(this.element, name).map((c) => normaliseText(c.rawText));
+    return childrenNamed(this.element, name).map(textOf);
   }
 
   /** Non-empty string or undefined (empty elements count as absent for optional paths/ids). */

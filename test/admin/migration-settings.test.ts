@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadServerConfig } from '../../src/config/index.js';
+import { loadClientConfig, loadServerConfig } from '../../src/config/index.js';
 import { loadLogbackSettings } from '../../src/config/logback.js';
 import { openLogRouter } from '../../src/monitor/logging.js';
 import { writeInstance } from '../cli/cli-helpers.js';
@@ -29,6 +29,27 @@ describe('settings of a Java host', () => {
     expect(lines[0]).toMatch(/<limit\/usefastmd5> \(obsolete\), <limit\/checkversion>/);
     patch('<usefastmd5>true</usefastmd5><checkversion>false</checkversion>', '');
     expect((await loadServerConfig(serverXml)).warnings.filter((w) => w.includes('not acted on: <'))).toEqual([]);
+  });
+
+  it('the one line also names the elements no reader looked up: unknown, misspelt, a section of another mode, an ignored setting in use', async () => {
+    patch('<timeoutcon>10000</timeoutcon>', '<timeoutcon>10000</timeoutcon><timeoutconn>5</timeoutconn>');
+    patch('</config>', '<comment>for people</comment><ssl><keypath>/nowhere.jks</keypath></ssl><mystery><x>1</x></mystery><roles><role><roleid>hosta</roleid><roleset>FULLADMIN</roleset><note>n</note></role></roles></config>');
+    patch('<usenossl>true</usenossl>', '<usenossl>true</usenossl><uselocalexec>true</uselocalexec>');
+    const warnings = (await loadServerConfig(serverXml)).warnings;
+    const lines = warnings.filter((w) => w.includes('not acted on: <'));
+    expect(lines).toHaveLength(1);
+    for (const path of ['limit/timeoutconn', 'ssl', 'mystery', 'roles/role/note', 'server/uselocalexec']) expect(lines[0]).toContain(`<${path}>`);
+    // Read as text or looked up: not named.
+    for (const path of ['comment', 'mystery/x', 'ssl/keypath', 'roles/role/roleid', 'limit/timeoutcon>']) expect(lines[0]).not.toContain(`<${path}`);
+    // The ignored setting keeps its own line saying what is not done.
+    expect(warnings.some((w) => w.startsWith('<server/uselocalexec>'))).toBe(true);
+  });
+
+  it('a client.xml: its unknown elements named the same way', async () => {
+    const clientXml = join(dir, 'client.xml');
+    writeFileSync(clientXml, readFileSync(clientXml, 'utf8').replace('<client/>', '<client><taskrunnernodb>false</taskrunnernodb><spooldir>x</spooldir></client>'));
+    const lines = (await loadClientConfig(clientXml)).warnings.filter((w) => w.includes('not acted on: <'));
+    expect(lines).toEqual([`${clientXml}: elements not acted on: <client/spooldir> (not read by svc-r66)`]);
   });
 
   it('accepts restsignkey (the seed documentation\'s spelling) as restsigkey', async () => {
