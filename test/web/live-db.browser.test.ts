@@ -136,9 +136,12 @@ describe('live pages from the database, in chromium', () => {
 <db><dbdriver>sqlite</dbdriver><dbserver>jdbc:sqlite:${web!.a.db}</dbserver><dbuser>svc</dbuser><dbpasswd>pw</dbpasswd></db></config>
 `);
     await writePatternFile(join(web!.a.home, 'out', 'cli.bin'), 12 * 1024 * 1024);
+    // Every page listing it (four event streams: the most one address may hold).
     const active = await open(`${monitor()}/active`);
     const listing = await adminPage('Listing.html');
-    for (const p of [active, listing]) await live(p);
+    const cancel = await adminPage('CancelRestart.html');
+    const exporting = await adminPage('Export.html');
+    for (const p of [active, listing, cancel, exporting]) await live(p);
     const client = spawnCli('client', ['send', '-to', 'hostb', '-rule', 'send', '-file', 'cli.bin'], web!.a.env);
     try {
       const stored = await waitFor(async () => (await other.runner.list({ ownerReq: 'hosta' }, { orderBy: 'specialId', descending: true, limit: 20 })).find((r) => r.originalName.endsWith('cli.bin')),
@@ -147,7 +150,9 @@ describe('live pages from the database, in chromium', () => {
       const ref = { specialId: stored.specialId, requester: stored.requester, requested: stored.requested, ownerReq: 'hosta' };
       const key = `${ref.specialId}.${ref.requester}.${ref.requested}`;
       const appeared = await within(2000, t0, 'the client\'s transfer on /active', async () => (await sectionOf(active, key)) !== null);
-      await within(2000, t0, 'the client\'s transfer in the admin Listing', async () => (await listing.locator(`tr[data-key="${key}"]`).count()) === 1);
+      for (const [name, p] of [['Listing', listing], ['CancelRestart', cancel], ['Export', exporting]] as const) {
+        await within(2000, t0, `the client's transfer on ${name}.html`, async () => (await p.locator(`tr[data-key="${key}"]`).count()) === 1);
+      }
       await within(5000, t0, 'the client\'s transfer under Running', async () => (await sectionOf(active, key)) === 'Running');
       // The rank the page shows moves while the client sends, and is never ahead of the row.
       const ranks = new Set<string>();
@@ -160,11 +165,10 @@ describe('live pages from the database, in chromium', () => {
         }
         return ranks.size >= 3;
       }, { what: 'three successive ranks on /active while the client sends', timeoutMs: 6000, intervalMs: 200 });
-      // Stop and Restart from the administration pages: refused, said plainly; the client goes on.
-      await listing.goto(`${web!.admin}/CancelRestart.html?startid=${ref.specialId}&stopid=${ref.specialId}`);
+      // Stop and Restart from the row that appeared on CancelRestart: refused, said plainly; the client goes on.
       for (const action of ['Stop', 'Restart']) {
-        await listing.getByRole('button', { name: `${action} ${ref.specialId}` }).first().click();
-        expect(await listing.getByRole('status').first().textContent()).toMatch(new RegExp(`^${action} ${ref.specialId}: not done: the transfer is RUNNING in another process .*Stop it where it runs, or wait for its end\\.$`));
+        await cancel.getByRole('button', { name: `${action} ${ref.specialId}` }).first().click();
+        expect(await cancel.getByRole('status').first().textContent()).toMatch(new RegExp(`^${action} ${ref.specialId}: not done: the transfer is RUNNING in another process .*Stop it where it runs, or wait for its end\\.$`));
         expect((await other.runner.get(ref))?.updatedInfo).toBe(UpdatedInfo.RUNNING);
       }
       expect((await client.exited).code).toBe(0);
@@ -180,7 +184,7 @@ describe('live pages from the database, in chromium', () => {
       console.log(`live rows of svc-r66client send: appeared ${appeared} ms after its row, ${ranks.size} ranks seen while it sent`);
     } finally {
       client.child.kill('SIGKILL');
-      for (const p of [active, listing]) await p.context().close();
+      for (const p of [active, listing, cancel, exporting]) await p.context().close();
     }
   }, 60_000);
 

@@ -314,5 +314,6 @@ export async function exportPage(r: PageRequest): Promise<PageAnswer> {
       : html`${notice(`${res.exported} ${t('exported')}, ${res.purged} ${t('purged')}`, true)}<p><a href="/arch/${encodeURIComponent(basename(res.file))}" download>${t('download')} ${basename(res.file)}</a></p>`);
   }
   const form = r.form(html`${hiddenFields(filterParams(params))}${field(t('purge'), 'purge', undefined, 'checkbox')}<div class="actions"><button type="submit" name="ACTION" value="Export">${t('export')}</button></div>`, { action: 'Export.html' });
-  return { body: html`<h2>${t('export')}</h2>${results}${filterForm(t, params, 'Export.html')}${form}${await transferTable(r, 'Export.html', false)}` };
+  // Live like the other pages listing transfers: what the export would take, as the database has it now.
+  return { body: html`<h2>${t('export')}</h2>${results}${filterForm(t, params, 'Export.html')}${form}${await transferTable(r, 'Export.html', false)}`, live: true };
 }
