@@ -3,7 +3,7 @@
 // Waarp 3.6.2's 1.4.200, given with -h2jar): every table copied, the <db> sections repointed with *.bak kept,
 // the H2 file untouched, the next id above this host's own ids only, dry run and second run.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../src/admin/migration/csv.js';
@@ -68,6 +68,8 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     buildJavaH2(h2Base, 'waarp', 'h2pw', [
       hostInsert(inst.hostId, 6666, PASSWORD_HEX, true),
       hostInsert('partnera', 6667, PASSWORD_HEX),
+      // A row the original's tables allow but svc cannot use: skipped, counted with its reason.
+      hostInsert('', 6668, PASSWORD_HEX),
       ruleInsert('send', 1),
       ruleInsert('dbonly', 2, '<tasks><task><type>LOG</type><path>got #TRUEFULLPATH# & more</path><delay>0</delay></task></tasks>'),
       'INSERT INTO CONFIGURATION VALUES (1000, 2000, 300, 400, 5000, 1, \'hosta\');',
@@ -86,11 +88,12 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
     const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), clientXml: join(confDir, 'client.xml'), dryRun: true, force: false, env: box.env, ...(h2.h2Jar !== undefined ? { h2Jar: h2.h2Jar } : {}) });
     const byTable = Object.fromEntries(report.tables.map((t) => [t.table, [t.read, t.written]]));
-    expect(byTable).toEqual({ HOSTS: [2, 2], RULES: [2, 2], CONFIGURATION: [1, 1], HOSTCONFIG: [1, 1], MULTIPLEMONITOR: [1, 1], RUNNER: [5, 5] });
+    expect(byTable).toEqual({ HOSTS: [3, 2], RULES: [2, 2], CONFIGURATION: [1, 1], HOSTCONFIG: [1, 1], MULTIPLEMONITOR: [1, 1], RUNNER: [5, 5] });
     expect(report.nextId).toBe(1693900000201n);
     expect(report.inFlight).toBe(1);
     const text = formatMigrationReport(report);
     expect(text).toMatch(/Dry run/);
+    expect(text).toMatch(/HOSTS\s+3\s+2\s+1\s+1: HOSTID is empty/);
     expect(text).toMatch(/<limit\/usefastmd5>/);
     expect(text).toMatch(/<limit\/checkversion>/);
     expect(text).toMatch(h2.h2Jar === undefined ? /H2 2\.1\.\d+/ : /H2 1\.4\.197/);
@@ -102,13 +105,20 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
 
   it('copies every table into SQLite, repoints both files, keeps *.bak and the H2 file; a second run needs -force', async () => {
     const before = sha(`${h2Base}.mv.db`);
+    const mtimeBefore = statSync(`${h2Base}.mv.db`).mtimeMs;
+    const h2DirBefore = readdirSync(join(confDir, 'h2')).sort();
     const serverBefore = readFileSync(join(confDir, 'server.xml'), 'utf8');
     const clientBefore = readFileSync(join(confDir, 'client.xml'), 'utf8');
-    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-client', join(confDir, 'client.xml'), ...h2.args], box.env);
+    // No -client: the client.xml beside server.xml is migrated with it.
+    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...h2.args], box.env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/RUNNER\s+5\s+5\s+0/);
     expect(r.stdout).toContain(`CONFDIR=${confDir} svc-r66server start`);
+    expect(r.stdout).toMatch(/HOSTS\s+3\s+2\s+1\s+1: HOSTID is empty/);
+    // The H2 file: same bytes, same time, nothing beside it (no lock, trace or SQLite file).
     expect(sha(`${h2Base}.mv.db`)).toBe(before);
+    expect(statSync(`${h2Base}.mv.db`).mtimeMs).toBe(mtimeBefore);
+    expect(readdirSync(join(confDir, 'h2')).sort()).toEqual(h2DirBefore);
     expect(readFileSync(join(confDir, 'server.xml.bak'), 'utf8')).toBe(serverBefore);
     expect(readFileSync(join(confDir, 'client.xml.bak'), 'utf8')).toBe(clientBefore);
     const db = defaultSqliteFile(join(confDir, 'server.xml'));
@@ -129,6 +139,9 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     expect(runner.map((x) => BigInt(x.specialid))).toEqual([1693900000100n, 1693900000101n, 1693900000102n, 1693900000200n, PARTNER_ID]);
     const inflight = runner.find((x) => BigInt(x.specialid) === 1693900000200n)!;
     expect([Number(inflight.rank), Number(inflight.updatedinfo), inflight.filename]).toEqual([7, 5, '/work/1693900000200_123_big.bin.r66']);
+    // Steps, statuses, mode and block size as the Java host left them.
+    const steps = await sqliteRows(db, 'SELECT globalstep, globallaststep, step, stepstatus, infostatus, modetrans, blocksz, retrievemode, ismoved, ownerreq, requester, requested, idrule, originalname FROM runner WHERE specialid = 1693900000200');
+    expect(steps.map((x) => Object.values(x).map((v) => (typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? v.trim() : v)))).toEqual([[2, 2, 0, 'z', 'z', 2, 65536, 0, 0, 'hosta', 'hosta', 'partnera', 'dbonly', 'big.bin']]);
     expect(runner[0]!.starttrans).toBe('2026-01-05 10:12:01.500');
     const seq = await sqliteRows<{ seq: string }>(db, "SELECT CAST(seq AS TEXT) AS seq FROM sequences WHERE name = 'RUNSEQ'");
     expect(BigInt(seq[0]!.seq)).toBe(1693900000201n);

@@ -1,10 +1,12 @@
 /**
  * `svc-r66server migrate -from <Java server.xml> [-client <Java client.xml>] [-h2jar <H2 jar>]
  * [-dry-run] [-force]` (issue 34, docs/migration.md): takes a Java R66 host over in one command.
- * Without -from, the instance's own server.xml (and client.xml when it exists) are migrated.
+ * Without -from, the instance's own server.xml is migrated; without -client, the client.xml beside
+ * server.xml when there is one.
  * Exit codes: 0 done, 1 refused or unusable input, 2 configuration, 3 database.
  */
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { formatMigrationReport, migrateHost, MigrationError } from '../../admin/migration/index.js';
 import { parseArgs } from '../args.js';
 import { CliError } from '../cli-error.js';
@@ -28,8 +30,10 @@ const OPTIONS = [
 export async function migrateCommand(ctx: MigrateContext, args: readonly string[]): Promise<number> {
   const parsed = parseArgs(args, { options: OPTIONS, maxPositionals: 0, command: 'migrate' });
   const from = parsed.value('from') ?? configFileOf(ctx.instance, 'server');
-  const instanceClient = configFileOf(ctx.instance, 'client');
-  const client = parsed.value('client') ?? (parsed.has('from') || !existsSync(instanceClient) ? undefined : instanceClient);
+  // The client.xml beside server.xml (an instance directory holds both): left on H2, the client
+  // commands would use a second, empty database.
+  const besideServer = parsed.has('from') ? join(dirname(from), 'client.xml') : configFileOf(ctx.instance, 'client');
+  const client = parsed.value('client') ?? (existsSync(besideServer) ? besideServer : undefined);
   try {
     const report = await migrateHost({
       serverXml: from, clientXml: client, h2Jar: parsed.value('h2jar'),
