@@ -81,6 +81,16 @@ export class FramePool {
     this.freeBytes += size;
   }
 
+  /**
+   * Drops every free frame (left to the garbage collector). The pool keeps at most `maxFreeBytes`
+   * and refuses frames beyond it, so a process whose free lists are full of sizes no one takes any
+   * more reuses nothing until this runs; tests that count reuse start from an empty pool with it.
+   */
+  release(): void {
+    this.free.clear();
+    this.freeBytes = 0;
+  }
+
   /** Bytes of free frames held. */
   get heldBytes(): number {
     return this.freeBytes;

@@ -37,6 +37,18 @@ describe('FramePool', () => {
     expect(again).toContain(b);
   });
 
+  it('release() drops the free frames: a full pool takes frames back again', () => {
+    const pool = new FramePool(100);
+    const [a, b] = [pool.take(100), pool.take(100)];
+    pool.give(a);
+    pool.give(b);
+    expect(pool.heldBytes).toBe(100);
+    pool.release();
+    expect(pool.heldBytes).toBe(0);
+    pool.give(b);
+    expect(pool.take(100)).toBe(b);
+  });
+
   it('refuses buffers that are not whole frames of their own memory', () => {
     const pool = new FramePool(1 << 20);
     pool.give(Buffer.allocUnsafeSlow(200).subarray(0, 100));
@@ -69,6 +81,8 @@ describe('frames reused by concurrent transfers', () => {
   }
 
   it('moves every file intact while later transfers take the frames earlier ones gave back', async () => {
+    // The pool is the process's: files run before this one in the same worker left frames in it.
+    framePool.release();
     await round('warm', 'send', 16);
     const allocated = framePool.allocated;
     // 16 x 4 blocks per round: taken mostly from the frames the first round gave back.
