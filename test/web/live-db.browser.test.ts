@@ -238,7 +238,15 @@ describe('live pages from the database, in chromium', () => {
     // Another writer records two transfers in error and one done: the open page redraws within 10 s (+ the 10 s figure cache).
     const now = new Date();
     const row = (id: bigint, requested: string, idRule: string, updatedInfo: UpdatedInfo) => transferRecord(id, { requester: 'hosta', requested, ownerReq: 'hosta', idRule, updatedInfo, start: now, stop: now });
+    const errors = await open(`${monitor()}/error`);
+    await live(errors);
+    const t0 = Date.now();
     await other.runner.insertMany([row(9_000_000_010n, 'hostb', 'send', UpdatedInfo.INERROR), row(9_000_000_011n, 'hostc', 'recv', UpdatedInfo.INERROR), row(9_000_000_012n, 'hostb', 'send', UpdatedInfo.DONE)]);
+    // The error view lists them within 2 s, under In error.
+    for (const key of ['9000000010.hosta.hostb', '9000000011.hosta.hostc']) {
+      await within(2000, t0, `${key} under In error on /error`, async () => (await sectionOf(errors, key)) === 'In error');
+    }
+    await errors.context().close();
     await waitFor(async () => (await perMinute()).error === before.error! + 2, { what: 'the error bars redrawn', timeoutMs: 25_000 });
     expect((await perMinute()).done).toBeGreaterThanOrEqual(before.done! + 1);
     expect(await chart('Errors by partner').getAttribute('data-bars')).toBe('hostb=1,hostc=1');
