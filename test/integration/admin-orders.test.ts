@@ -4,16 +4,20 @@
 // listener; their effects on the live shaper, the partners and rules, REST, the scheduler and the
 // running transfers; every refusal. Then a walk of every request kind and sub-type: none is
 // answered Unimplemented.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Digest } from '../../src/model/digest.js';
 import { ErrorCode, type ErrorCodeInfo } from '../../src/model/error-code.js';
 import { ILLEGAL_SPECIAL_ID, UpdatedInfo } from '../../src/model/transfer.js';
 import { R66Error } from '../../src/model/r66-error.js';
 import {
-  deriveWireKey, InformationKind, newJsonCommand, parseJsonCommand, PacketType, type JsonCommand, type Packet,
+  authentPacket, buildVersionString, deriveWireKey, encodeFrame, InformationKind, newJsonCommand, NOCHANNEL, parseJsonCommand, PacketType,
+  type JsonCommand, type Packet,
 } from '../../src/protocol/index.js';
-import { PASSWORD_HEX, sandbox, type Sandbox } from '../cli/cli-helpers.js';
+import { PASSWORD_HEX, sandbox, spawnCli, type Running, type Sandbox } from '../cli/cli-helpers.js';
+import { RawPeer, type ReceivedFrame } from '../net/raw-peer.js';
+import { writeClientSide } from '../watch/watch-helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Harness } from '../http/harness.js';
 import { v1 } from '../http/v1-client.js';
@@ -241,6 +245,216 @@ describe('block and unblock (ServerShutdown -block/-unblock: SYSTEM and the admi
     expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: ok, result: '', subType: PacketType.BLOCKREQUEST })).toMatchObject({ result: 'O', command: { comment: 'Block new request' } });
     expect(await order(ops, 'hosta', { kind: 'blockRequest', block: false, key: ADMIN_KEY })).toMatchObject({ header: 'Unblock new request', middle: 'O' });
   });
+});
+
+/**
+ * One frame laid out by hand as the packet spec's envelope reminder gives it (not through our
+ * encoder): the bytes the original's tools write.
+ */
+function javaFrame(dst: number, src: number, type: number, header: Buffer, middle: Buffer, end: Buffer): Buffer {
+  const head = Buffer.alloc(26);
+  head.writeInt32BE(22 + header.length + middle.length + end.length, 0);
+  head.writeInt32BE(dst, 4);
+  head.writeInt32BE(src, 8);
+  head[12] = type;
+  head.writeInt32BE(9 + header.length, 13);
+  head.writeInt32BE(middle.length, 17);
+  head.writeInt32BE(end.length, 21);
+  head[25] = type;
+  return Buffer.concat([head, header, middle, end]);
+}
+
+const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+let localIds = 0x2842d051;
+
+/**
+ * What the original's tool does on a new connection as `id` (password "password"): Authent on a
+ * local channel, the order's frame (built by `build` for that channel and the server's) on it,
+ * then the first frame answered.
+ */
+async function asJavaTool(id: string, build: (dst: number, src: number) => Buffer): Promise<{ answer: ReceivedFrame; expectRaw(type: number, header: Buffer, middle: Buffer, end: Buffer): void }> {
+  const peer = await RawPeer.open(a.port);
+  try {
+    const local = ++localIds;
+    const version = buildVersionString({ hostId: id, finalHash: true, digest: Digest.SHA512, proxified: false, compression: false });
+    peer.write(encodeFrame(NOCHANNEL, local, authentPacket(id, 'password', version, 0, local)));
+    const authent = await peer.next();
+    expect(authent?.packet).toMatchObject({ kind: 'authent', hostId: 'hosta', way: 1 });
+    const server = authent!.frame.srcId;
+    peer.write(build(server, local));
+    const answer = await peer.next();
+    expect(answer, 'an answer before the connection closed').not.toBeNull();
+    return { answer: answer!, expectRaw: (type, header, middle, end) => expect(answer!.raw.toString('hex')).toBe(javaFrame(local, server, type, header, middle, end).toString('hex')) };
+  } finally {
+    peer.destroy();
+  }
+}
+
+/** A JsonCommand frame holding `json` exactly as written. */
+const jsonFrame = (json: string, subType: number) => (dst: number, src: number): Buffer =>
+  javaFrame(dst, src, PacketType.JSONREQUEST, utf8(json), Buffer.alloc(0), Buffer.of(subType));
+const validFrame = (header: string, middle: string, subType: number) => (dst: number, src: number): Buffer =>
+  javaFrame(dst, src, PacketType.VALID, utf8(header), utf8(middle), Buffer.of(subType));
+const blockFrame = (flag: number, key: Buffer) => (dst: number, src: number): Buffer =>
+  javaFrame(dst, src, PacketType.BLOCKREQUEST, Buffer.concat([Buffer.of(flag), key]), Buffer.alloc(0), Buffer.alloc(0));
+
+/** The Error answer's parts: message, code character, and the action (FORWARDCLOSECODE 3, packets §6). */
+function errorParts(f: ReceivedFrame): { message: string; code: string; action: number } {
+  expect(f.packet.kind, JSON.stringify(f.packet, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).toBe('error');
+  const lp = f.frame.localPacket;
+  const h = lp.readInt32BE(0) - 9;
+  const m = lp.readInt32BE(4);
+  return { message: lp.subarray(13, 13 + h).toString('utf8'), code: lp.subarray(13 + h, 13 + h + m).toString('utf8'), action: lp.readInt32BE(13 + h + m) };
+}
+
+describe('the frames of the original\'s tools, byte for byte, through the real listener', () => {
+  const ILLEGAL = '-9223372036854775808';
+
+  it('ChangeBandwidthLimits (JSON 19 as the Java tool writes it): the object with the four values, O, 15; legacy get', async () => {
+    const set = `{"@class":"${P}BandwidthJsonPacket","comment":null,"requestUserPacket":19,"setter":true,"writeglobal":250000,"readglobal":250000,"writesession":250000,"readsession":250000}`;
+    const { answer } = await asJavaTool('hostc', jsonFrame(set, 19));
+    expect(answer.packet).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER, command: { jsonClass: 'BandwidthJsonPacket', setter: true, writeglobal: 250000n, readglobal: 250000n, writesession: 250000n, readsession: 250000n } });
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 250000, readglobal: 250000, writesession: 250000, readsession: 250000 });
+    // The legacy get, answered Valid("<wg> <rg> <ws> <rs>", "O", 15) byte for byte.
+    const get = await asJavaTool('hostc', validFrame('-1', '-1', 19));
+    get.expectRaw(PacketType.VALID, utf8('250000 250000 250000 250000'), utf8('O'), Buffer.of(15));
+    // Setting them back to 0 lifts the limits (legacy set: "Bandwidth changed").
+    const lift = await asJavaTool('hostc', validFrame('0 0', '0 0', 19));
+    lift.expectRaw(PacketType.VALID, utf8('Bandwidth changed'), utf8('O'), Buffer.of(15));
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 0, readglobal: 0, writesession: 0, readsession: 0 });
+  });
+
+  it('ConfigImport (JSON 12 with every field, nulls and ILLEGALVALUE ids, as the Java tool writes it): imported, O; the rule is served at once', async () => {
+    const file = join(a.home, 'conf', 'java.rules.xml');
+    writeFileSync(file, '<rules><rule><idrule>javarule</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    const json = `{"@class":"${P}ConfigImportJsonPacket","comment":null,"requestUserPacket":12,"purgehost":false,"purgerule":false,"purgebusiness":false,"purgealias":false,"purgeroles":false,`
+      + `"host":null,"rule":${JSON.stringify(file)},"business":null,"alias":null,"roles":null,"hostid":${ILLEGAL},"ruleid":${ILLEGAL},"businessid":${ILLEGAL},"aliasid":${ILLEGAL},"rolesid":${ILLEGAL}}`;
+    const { answer } = await asJavaTool('hostc', jsonFrame(json, 12));
+    expect(answer.packet).toMatchObject({
+      kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER,
+      command: { jsonClass: 'ConfigImportResponseJsonPacket', command: 0, rule: file, host: null, importedrule: true, importedhost: false, purgedrule: false, hostid: BigInt(ILLEGAL) },
+    });
+    expect((await rest(a, 'GET', '/v2/rules/javarule')).status).toBe(200);
+    // The legacy form: Valid("Host:.. Rule:..", code, 15) byte for byte.
+    const legacy = await asJavaTool('hostc', validFrame('0 ', `0 ${file}`, 12));
+    legacy.expectRaw(PacketType.VALID, utf8(' Rule:OK'), utf8('O'), Buffer.of(15));
+    // The legacy tool's "null" for a file it was not given fails to load (packets §5.1): Host:KO, T.
+    const withNull = await asJavaTool('hostc', validFrame('0 null', `0 ${file}`, 12));
+    withNull.expectRaw(PacketType.VALID, utf8('Host:KO Rule:OK'), utf8('T'), Buffer.of(15));
+    // A file that does not exist: KO, T (not an internal error).
+    const missing = await asJavaTool('hostc', validFrame('0 ', `0 ${join(a.home, 'conf', 'no-such.rules.xml')}`, 12));
+    missing.expectRaw(PacketType.VALID, utf8(' Rule:KO'), utf8('T'), Buffer.of(15));
+  });
+
+  it('ServerShutdown -block / -unblock (BlockRequest 24, 43 bytes): Valid("Block new request", "O", 15), then "Unblock new request"', async () => {
+    const block = await asJavaTool('hostc', blockFrame(1, ADMIN_KEY));
+    block.expectRaw(PacketType.VALID, utf8('Block new request'), utf8('O'), Buffer.of(15));
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.ServerOverloaded });
+    // "anything else = unblock" (packets §13.5).
+    const unblock = await asJavaTool('hostc', blockFrame(2, ADMIN_KEY));
+    unblock.expectRaw(PacketType.VALID, utf8('Unblock new request'), utf8('O'), Buffer.of(15));
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+    // The JSON form as the Java tool writes it (key in Base64).
+    const json = `{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":"${ADMIN_KEY.toString('base64')}","shutdownOrBlock":false,"restartOrBlock":false}`;
+    const { answer } = await asJavaTool('hostc', jsonFrame(json, 24));
+    expect(answer.packet).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER, command: { jsonClass: 'ShutdownOrBlockJsonPacket', comment: 'Unblock new request', shutdownOrBlock: false, restartOrBlock: false } });
+  });
+
+  it('each refusal as the original: A "Not correctly authenticated" without LIMIT or CONFIGADMIN, R "Invalid Block comand" without SYSTEM or the key; nothing changed', async () => {
+    const file = join(a.home, 'conf', 'refused.rules.xml');
+    writeFileSync(file, '<rules><rule><idrule>refused</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    const cases: Array<[string, string, (dst: number, src: number) => Buffer, string, string]> = [
+      ['bandwidth JSON, no LIMIT', 'hostd', jsonFrame(`{"@class":"${P}BandwidthJsonPacket","comment":null,"requestUserPacket":19,"setter":true,"writeglobal":1000,"readglobal":1000,"writesession":1000,"readsession":1000}`, 19), 'A', 'Not correctly authenticated'],
+      ['bandwidth legacy, no LIMIT', 'hostd', validFrame('1000 1000', '1000 1000', 19), 'A', 'Not correctly authenticated'],
+      ['import JSON, no CONFIGADMIN', 'hostd', jsonFrame(`{"@class":"${P}ConfigImportJsonPacket","comment":null,"requestUserPacket":12,"purgerule":true,"rule":${JSON.stringify(file)},"ruleid":${ILLEGAL}}`, 12), 'A', 'Not correctly authenticated'],
+      ['import legacy, no CONFIGADMIN', 'hostd', validFrame('0 ', `1 ${file}`, 12), 'A', 'Not correctly authenticated'],
+      ['block, no SYSTEM', 'hostd', blockFrame(1, ADMIN_KEY), 'R', 'Invalid Block comand'],
+      ['block JSON, no SYSTEM', 'hostd', jsonFrame(`{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":"${ADMIN_KEY.toString('base64')}","shutdownOrBlock":false,"restartOrBlock":true}`, 24), 'R', 'Invalid Block comand'],
+      ['block, wrong key', 'hostc', blockFrame(1, deriveWireKey('not the password')), 'R', 'Invalid Block comand'],
+      ['block JSON, wrong key', 'hostc', jsonFrame(`{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":"${deriveWireKey('nope').toString('base64')}","shutdownOrBlock":false,"restartOrBlock":true}`, 24), 'R', 'Invalid Block comand'],
+      ['block JSON, no key', 'hostc', jsonFrame(`{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":null,"shutdownOrBlock":false,"restartOrBlock":true}`, 24), 'R', 'Invalid Block comand'],
+    ];
+    for (const [name, id, build, code, message] of cases) {
+      const e = errorParts((await asJavaTool(id, build)).answer);
+      expect({ name, code: e.code, action: e.action, message: e.message.slice(0, message.length) }).toEqual({ name, code, action: 3, message });
+    }
+    expect(await v1Bandwidth()).toMatchObject({ writeglobal: 0, readglobal: 0, writesession: 0, readsession: 0 });
+    expect((await rest(a, 'GET', '/v2/rules/refused')).status).toBe(404);
+    expect((await rest(a, 'GET', '/v2/rules/javarule')).status).toBe(200);
+    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+  });
+});
+
+describe('a bandwidth order reaches the transfers already running', () => {
+  it('lowering the global limit over R66 slows a transfer under way (the one global shaper)', async () => {
+    // 200 KB/s out of hosta: 700 KB take about 3.5 s at that rate.
+    await order(ops, 'hosta', { kind: 'valid', header: '200000 0', middle: '0 0', subType: PacketType.BANDWIDTH });
+    await writePatternFile(join(a.home, 'out', 'running.bin'), 700_000);
+    const t0 = Date.now();
+    const id = await submitByRest(a, 'running.bin', 'hostb');
+    await waitFor(async () => Number((await rowOf(a, id))?.rank ?? 0) > 0, { what: 'the transfer under way', timeoutMs: 20_000 });
+    const changedAt = Date.now() - t0;
+    // 40 KB/s from now on, as ChangeBandwidthLimits -wglob 40000 sends it.
+    const json = javaJson(`{"@class":"${P}BandwidthJsonPacket","comment":null,"requestUserPacket":19,"setter":true,"writeglobal":40000,"readglobal":-10,"writesession":-10,"readsession":-10}`);
+    expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.BANDWIDTH })).toMatchObject({ result: 'O', command: { writeglobal: 40000n } });
+    await rowsDone(a, b, id);
+    const took = Date.now() - t0;
+    // Whatever was sent before the change (at most 200 KB/s since t0, plus a block of burst), the
+    // rest at 40 KB/s: far beyond the 3.5 s the first limit alone would take.
+    const sentBefore = Math.min(700_000, (changedAt / 1000) * 200_000 + 2 * 65536);
+    expect(changedAt).toBeLessThan(3000);
+    expect(took).toBeGreaterThanOrEqual(changedAt + ((700_000 - sentBefore) / 40_000) * 1000 * 0.8);
+    await order(ops, 'hosta', { kind: 'valid', header: '0 0', middle: '0 0', subType: PacketType.BANDWIDTH });
+  }, 90_000);
+});
+
+describe('a blocked host refuses a FileWatcher\'s transfers until unblocked', () => {
+  const watchers: Running[] = [];
+  afterAll(() => {
+    for (const w of watchers) w.child.kill('SIGKILL');
+  });
+
+  /** A FileWatcher of hostb (its client.xml beside its server) towards hosta on `dir`, started. */
+  async function watch(w: ReturnType<typeof writeClientSide>, dir: string, name: string, extra: string[]): Promise<Running> {
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(join(box.dir, name), { recursive: true });
+    const proc = spawnCli('client', ['spool', w.clientXml, '-to', 'hosta', '-rule', 'send', '-directory', dir, '-statusfile', join(box.dir, name, 'status.json'),
+      '-stopfile', join(box.dir, name, 'stop'), '-elapse', '100', ...extra], w.env);
+    watchers.push(proc);
+    await waitFor(() => proc.stderr().includes('"msg":"watcher started"') || proc.child.exitCode !== null, { what: `${name} started`, timeoutMs: 20_000 });
+    expect(proc.child.exitCode, proc.stderr()).toBeNull();
+    return proc;
+  }
+
+  const arrived = (name: string) => (): boolean => readdirSync(join(a.home, 'in')).some((f) => f === name || f.endsWith(`_${name}`));
+  const withOutput = (proc: Running) => (err: unknown): never => {
+    throw new Error(`${(err as Error).message}\nhosta/in: ${readdirSync(join(a.home, 'in')).join(' ')}\n${proc.stderr().slice(-4000)}`);
+  };
+
+  it('direct mode: the watcher gets l, keeps the file, sends it after the unblock; submit mode: hostb\'s scheduler gets l and retries', async () => {
+    expect(await order(ops, 'hosta', { kind: 'blockRequest', block: true, key: ADMIN_KEY })).toMatchObject({ header: 'Block new request' });
+    const w = writeClientSide(box, b);
+    const direct = await watch(w, join(box.dir, 'spool-direct'), 'watch-direct', ['-direct']);
+    // Submit mode (the default): rows for hostb's scheduler, files inside hostb's out directory.
+    const submit = await watch(w, join(b.home, 'out', 'spool-submit'), 'watch-submit', []);
+    writeFileSync(join(box.dir, 'spool-direct', 'direct.txt'), 'watched while blocked\n');
+    writeFileSync(join(b.home, 'out', 'spool-submit', 'submitted.txt'), 'submitted while blocked\n');
+    await waitFor(() => /"msg":"transfer failed, retried later".*ServerOverloaded|ServerOverloaded.*"msg":"transfer failed, retried later"/.test(direct.stderr()), { what: 'the direct watcher refused with l', timeoutMs: 30_000 })
+      .catch(withOutput(direct));
+    const ids = await waitFor(() => /"ids":\["(-?\d+)"\],"msg":"file submitted"/.exec(submit.stderr())?.[1], { what: 'the file submitted', timeoutMs: 30_000 }).catch(withOutput(submit));
+    await waitFor(async () => (await rowOf(b, BigInt(ids)))?.infostatus === ErrorCode.ServerOverloaded.char, { what: 'hostb\'s row refused with l', timeoutMs: 30_000 });
+    expect(arrived('direct.txt')()).toBe(false);
+    expect(arrived('submitted.txt')()).toBe(false);
+
+    expect(await order(ops, 'hosta', { kind: 'blockRequest', block: false, key: ADMIN_KEY })).toMatchObject({ header: 'Unblock new request' });
+    await waitFor(arrived('direct.txt'), { what: 'the direct watcher\'s file received after the unblock', timeoutMs: 30_000 }).catch(withOutput(direct));
+    await rowsDone(b, a, BigInt(ids));
+    expect(arrived('submitted.txt')()).toBe(true);
+    for (const [proc, name] of [[direct, 'watch-direct'], [submit, 'watch-submit']] as const) {
+      writeFileSync(join(box.dir, name, 'stop'), '');
+      expect((await proc.exited).code).toBe(0);
+    }
+  }, 120_000);
 });
 
 describe('no request of the protocol is answered Unimplemented', () => {
