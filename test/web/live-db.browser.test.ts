@@ -128,14 +128,14 @@ describe('live pages from the database, in chromium', () => {
   }, 60_000);
 
   it('a transfer run by `svc-r66client send` on the same database: listed within 2 s, rank live, orders refused while it sends, DONE at its end', async () => {
-    // hosta's client side on the server's database, 2 MB/s: 12 MB take 6 s.
+    // hosta's client side on the server's database, 2 MB/s: 24 MB take 12 s, time enough for the orders below on a slow machine.
     writeFileSync(join(web!.a.confDir, 'client.xml'), `<?xml version="1.0" encoding="UTF-8"?>
 <config><identity><hostid>hosta</hostid><cryptokey>${join(web!.a.confDir, 'cryptokey.des')}</cryptokey></identity><client/>
 <directory><serverhome>${web!.a.home}</serverhome><in>in</in><out>out</out><arch>arch</arch><work>work</work><conf>conf</conf></directory>
 <limit><timeoutcon>10000</timeoutcon><blocksize>65536</blocksize><globallimit>2097152</globallimit></limit>
 <db><dbdriver>sqlite</dbdriver><dbserver>jdbc:sqlite:${web!.a.db}</dbserver><dbuser>svc</dbuser><dbpasswd>pw</dbpasswd></db></config>
 `);
-    await writePatternFile(join(web!.a.home, 'out', 'cli.bin'), 12 * 1024 * 1024);
+    await writePatternFile(join(web!.a.home, 'out', 'cli.bin'), 24 * 1024 * 1024);
     // Every page listing it (four event streams: the most one address may hold).
     const active = await open(`${monitor()}/active`);
     const listing = await adminPage('Listing.html');
