@@ -14,6 +14,11 @@ export interface SqliteSettings {
   displayUrl: string;
   /** Warnings to log once at open (e.g. an H2 configuration mapped to SQLite). */
   warnings: string[];
+  /**
+   * An H2 configuration's PATH (`jdbc:h2:PATH`): this SQLite file stands in for the Java original's
+   * H2 database there. openStore refuses to start an empty one beside an H2 file that exists.
+   */
+  javaH2Base?: string;
 }
 
 /** Connection settings for a PostgreSQL, MariaDB or MySQL server. */
@@ -119,8 +124,8 @@ function h2Settings(url: string): SqliteSettings {
   if (!path) throw new StoreError(`database ${url}: the H2 URL names no file`);
   const filename = `${path}.sqlite`;
   return {
-    dialect: 'sqlite', filename, displayUrl: url,
-    warnings: [`H2 database ${url} cannot be read by svc-r66: using the SQLite database ${filename} instead (see docs/database.md to migrate the data)`],
+    dialect: 'sqlite', filename, displayUrl: url, javaH2Base: path,
+    warnings: [`H2 database ${url} cannot be read by svc-r66: using the SQLite database ${filename} instead (a Java host's H2 database is taken over with svc-r66server migrate, docs/migration.md)`],
   };
 }
 

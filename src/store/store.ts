@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import { connect, type Connection } from './connect.js';
 import type { Database } from './db-types.js';
@@ -71,9 +72,22 @@ export interface Store extends Repositories {
  * Throws StoreError with the URL (without password) when it cannot connect.
  */
 export async function openStore(settings: DbConnectionSettings, opts: OpenStoreOptions = {}): Promise<Store> {
+  refuseBesideJavaH2(settings);
   for (const warning of settings.warnings) opts.logger?.(warning);
   const conn = await connect(settings);
   return new SqlStore(conn, opts);
+}
+
+/**
+ * An H2 URL whose H2 file exists (a Java host not migrated yet) and whose SQLite stand-in does not:
+ * refused, not opened (opening would create a second, empty database beside the Java one and lead
+ * to initdb). svc-r66server migrate copies the H2 file instead (docs/migration.md, issue 34).
+ */
+function refuseBesideJavaH2(settings: DbConnectionSettings): void {
+  if (settings.dialect !== 'sqlite' || settings.javaH2Base === undefined || existsSync(settings.filename)) return;
+  const h2 = ['.mv.db', '.h2.db'].map((suffix) => settings.javaH2Base + suffix).find((f) => existsSync(f));
+  if (h2 === undefined) return;
+  throw new StoreError(`database ${settings.displayUrl}: ${h2} is a Java R66 host's H2 database, which svc-r66 does not read: take the host over with svc-r66server migrate -from <its server.xml> (docs/migration.md); no empty database was made beside it`);
 }
 
 function repositories(db: Kysely<Database>, dialect: DialectAdapter, shapes?: QueryShapes): Repositories {

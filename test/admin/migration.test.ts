@@ -155,6 +155,20 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     expect((await sqliteRows(db, 'SELECT specialid FROM runner')).length).toBe(5);
   }, 90_000);
 
+  it('before the migration, the client commands and initdb refuse the H2 configuration instead of starting an empty database beside it', async () => {
+    const env = { ...box.env, CONFDIR: confDir };
+    const before = readdirSync(join(confDir, 'h2')).sort();
+    const client = await runCli('client', ['message', '-to', 'partnera', '-msg', 'hello'], env);
+    expect(client.code, client.stdout + client.stderr).not.toBe(0);
+    expect(client.stderr).toContain(`${h2Base}.mv.db is a Java R66 host's H2 database`);
+    expect(client.stderr).toContain('svc-r66server migrate');
+    expect(client.stderr).not.toMatch(/initdb/);
+    const initdb = await runCli('server', ['initdb'], env);
+    expect(initdb.code, initdb.stdout + initdb.stderr).not.toBe(0);
+    expect(initdb.stdout + initdb.stderr).toContain('svc-r66server migrate');
+    expect(readdirSync(join(confDir, 'h2')).sort()).toEqual(before);
+  }, 60_000);
+
   it('a wrong H2 password is reported as H2 says it, without a stack trace', async () => {
     writeFileSync(join(confDir, 'server.xml'), readFileSync(join(confDir, 'server.xml'), 'utf8').replace('<dbpasswd>h2pw</dbpasswd>', '<dbpasswd>wrong</dbpasswd>'));
     const err = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: false, force: false, env: box.env, ...(h2.h2Jar !== undefined ? { h2Jar: h2.h2Jar } : {}) }).catch((e: unknown) => e);
