@@ -158,6 +158,9 @@ export const OPTION_RANGES = {
   'icaptest -receiveSize': BLOCK,
   'icaptest -maxSize': long(100, Number.MAX_SAFE_INTEGER, 'bytes'),
   'icaptest -timeout': long(100, TIMER_MAX_MS, 'ms'),
+  // The RESCHEDULE task's arguments (tasks.md); the TRANSFER task's -block, -delay, -id are send's.
+  'RESCHEDULE -delay': long(1, 3650 * DAY_MS, 'ms after the failure'),
+  'RESCHEDULE -count': int(0, 2_147_483_647, 'retries'),
 } as const satisfies Record<string, NumberRange>;
 
 export type ConfigRangeKey = keyof typeof CONFIG_RANGES;

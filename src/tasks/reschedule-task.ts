@@ -3,6 +3,7 @@
  * next attempt at now + `-delay`, subject to `-between`/`-notbetween` windows and a `-count`
  * retry counter; then skip the rest of the list. Any refusal is a Warning and the list goes on.
  */
+import { checkRange, OPTION_RANGES } from '../config/ranges.js';
 import { ErrorCode, parseErrorCode } from '../model/error-code.js';
 import { nowOf, type TaskContext } from './context.js';
 import { pipelineA } from './substitution.js';
@@ -65,6 +66,8 @@ interface RescheduleOptions {
   between: Array<[WindowBound, WindowBound]>;
   notBetween: Array<[WindowBound, WindowBound]>;
   count?: number;
+  /** A value out of its range: the task refuses, saying this. */
+  refusal?: string;
 }
 
 function window(text: string | undefined): [WindowBound, WindowBound] {
@@ -72,16 +75,29 @@ function window(text: string | undefined): [WindowBound, WindowBound] {
   return [parseBound(s), parseBound(e)];
 }
 
+/**
+ * A `-delay`/`-count` held to its range (src/config/ranges.ts): undefined when not a number (the
+ * option is then ignored, as before); out of range, a refusal naming the option and the range
+ * (a delay of 10^25 ms made an Invalid Date; issue 32 item 6).
+ */
+function bounded(option: '-delay' | '-count', v: string, o: RescheduleOptions): number | undefined {
+  if (!/^\d+$/.test(v)) return undefined;
+  const r = checkRange(v, OPTION_RANGES[`RESCHEDULE ${option}`]);
+  if (r.ok) return Number(r.value);
+  o.refusal ??= `${option}: ${r.message}`;
+  return undefined;
+}
+
 export function parseRescheduleOptions(words: string[]): RescheduleOptions {
   const o: RescheduleOptions = { between: [], notBetween: [] };
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     const v = words[i + 1];
-    if (w === '-delay' && v !== undefined && /^\d+$/.test(v)) { o.delay = Number(v); i++; }
+    if (w === '-delay' && v !== undefined && /^\d+$/.test(v)) { o.delay = bounded(w, v, o); i++; }
     else if (w === '-case' && v !== undefined) { o.cases = v.split(',').filter((c) => c !== ''); i++; }
     else if (w === '-between') { o.between.push(window(v)); i++; }
     else if (w === '-notbetween') { o.notBetween.push(window(v)); i++; }
-    else if (w === '-count' && v !== undefined && /^\d+$/.test(v)) { o.count = Number(v); i++; }
+    else if (w === '-count' && v !== undefined && /^\d+$/.test(v)) { o.count = bounded(w, v, o); i++; }
   }
   return o;
 }
@@ -112,6 +128,7 @@ const rescheduleTask: TaskImplementation = {
     const t = ctx.transfer;
     if (!t) return refuse(ctx, 'no transfer record');
     const o = parseRescheduleOptions(words);
+    if (o.refusal !== undefined) return refuse(ctx, o.refusal);
     if (!o.delay || o.delay <= 0) return refuse(ctx, '-delay <ms> (greater than 0) is required');
     if (!o.cases || o.cases.length === 0) return refuse(ctx, '-case <codes> is required');
     const current = ctx.error?.code;

@@ -2,6 +2,7 @@
  * Tasks that act on transfers or on the server through the engine: TRANSFER submits a new
  * transfer, RESTART restarts the server (tasks.md §8). RESCHEDULE lives in reschedule-task.ts.
  */
+import { checkRange, OPTION_RANGES } from '../config/ranges.js';
 import { CommandLineError, commandLineFailure } from './command-line.js';
 import type { TaskContext, TransferSubmission } from './context.js';
 import { nowOf } from './context.js';
@@ -47,13 +48,17 @@ export function parseTransferOptions(words: string[], now: Date): { req: Transfe
       case '-id': {
         const v = next() ?? '';
         if (!/^-?\d+$/.test(v)) return `-id expects a transfer id, got "${v}"`;
-        id = BigInt(v);
+        const r = checkRange(v, OPTION_RANGES['send -id']);
+        if (!r.ok) return `-id: ${r.message}`;
+        id = BigInt(r.value);
         break;
       }
       case '-block': {
-        const v = Number(next());
-        if (!Number.isInteger(v) || v < 100) return `-block expects a size of at least 100`;
-        blockSize = v;
+        // The ranges of send's options (src/config/ranges.ts): a block above 16 MiB, a date past
+        // 9999 (an Invalid Date) or an id beyond 64 bits were taken before (issue 32 item 6).
+        const r = checkRange(next() ?? '', OPTION_RANGES['send -block']);
+        if (!r.ok) return `-block: ${r.message}`;
+        blockSize = Number(r.value);
         break;
       }
       case '-md5': flags.md5 = true; break;
@@ -73,7 +78,9 @@ export function parseTransferOptions(words: string[], now: Date): { req: Transfe
       case '-delay': {
         const v = next() ?? '';
         if (!/^\+?\d+$/.test(v)) return `-delay expects milliseconds or +milliseconds, got "${v}"`;
-        start = v.startsWith('+') ? new Date(now.getTime() + Number(v.slice(1))) : new Date(Number(v));
+        const r = v.startsWith('+') ? checkRange(v.slice(1), OPTION_RANGES['send -delay +MS']) : checkRange(v, OPTION_RANGES['send -delay EPOCHMS']);
+        if (!r.ok) return `-delay: ${r.message}`;
+        start = v.startsWith('+') ? new Date(now.getTime() + Number(r.value)) : new Date(Number(r.value));
         delayGiven = true;
         break;
       }
