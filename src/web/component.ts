@@ -61,7 +61,7 @@ export class WebAreas {
   private liveSources(services: WebServices): Pick<BroadcasterOptions, 'hostId' | 'feed' | 'facts' | 'formatTime' | 'onFeedError'> {
     const rest = services.rest;
     return {
-      hostId: this.deps.config.hostId, feed: new DatabaseFeed(rest.store.runner), facts: () => headerFacts(rest.counters), formatTime: formatIsoLocal,
+      hostId: this.deps.config.hostId, feed: new DatabaseFeed(rest.store.runner), facts: () => headerFacts(rest.counters, rest.config.limits.runLimit), formatTime: formatIsoLocal,
       onFeedError: (err) => this.deps.log.warn({ err: String(err) }, 'web live rows: reading the changed transfers failed (the pages show the engine events only until it works again)'),
     };
   }

@@ -57,6 +57,8 @@ export interface LiveFacts {
   /** Administration's `IN:<x>MB/s OUT:<y>MB/s`. */
   bandwidthMB: string;
   channels: string;
+  /** Administration's `Local`: running transfers and the run limit. */
+  local: string;
   connections: string;
 }
 

@@ -79,7 +79,7 @@ export function langOf(req: FastifyRequest, params: Params, serverLang?: Lang): 
 function frame(ctx: MonitorContext, lang: Lang, path: string, extra: Partial<Frame> = {}): Frame {
   const t = translator(lang);
   const { rest } = ctx.services;
-  const f = headerFacts(rest.counters);
+  const f = headerFacts(rest.counters, rest.config.limits.runLimit);
   return {
     lang, t, path, title: `svc-r66 ${t('monitoring')}: ${rest.config.hostId}`,
     facts: [

@@ -194,7 +194,8 @@ describe('live pages from the database, in chromium', () => {
     const active = await open(`${monitor()}/active`);
     const done = await open(`${monitor()}/done`);
     const all = await open(`${monitor()}/all`);
-    for (const p of [active, done, all]) await live(p);
+    const listing = await adminPage('Listing.html');
+    for (const p of [active, done, all, listing]) await live(p);
     const creator = await adminPage('CreateTransfer.html');
     await creator.getByLabel('Host', { exact: true }).fill('hostb');
     await creator.getByLabel('Rule').fill('send');
@@ -208,6 +209,9 @@ describe('live pages from the database, in chromium', () => {
     const bandwidth = active.locator('[data-fact="bandwidth"]');
     await waitFor(async () => !/OUT:0Mbits/.test((await bandwidth.textContent()) ?? ''), { what: 'the header bandwidth OUT moving', timeoutMs: 10_000 });
     expect(await active.locator('[data-fact="channels"]').textContent()).not.toBe('0');
+    // The administration header too: Local (running transfers, run limit) and the MB/s figures.
+    await waitFor(async () => /^[1-9]/.test((await listing.locator('[data-fact="local"]').textContent()) ?? ''), { what: 'the admin header Local moving', timeoutMs: 5000 });
+    expect(await listing.locator('[data-fact="bandwidthMB"]').textContent()).not.toMatch(/OUT:0\.00MB/);
     // The open R66 connection to hostb (the pool keeps it after the transfer): counted apart from channels.
     expect(Number(await active.locator('[data-fact="connections"]').textContent())).toBeGreaterThanOrEqual(1);
     await waitFor(async () => Number((await rowOf(web!.a, id))?.updatedinfo) === UpdatedInfo.DONE, { what: 'the transfer done', timeoutMs: 30_000 });
@@ -221,7 +225,7 @@ describe('live pages from the database, in chromium', () => {
     expect([await cell(all, key, 'step'), await cell(all, key, 'statusName'), await cell(all, key, 'rank')])
       .toEqual(['ALLDONETASK', row!.stepStatus.name, String(row!.rank)]);
     console.log(`live rows of this server: appeared ${appeared} ms after the Create click`);
-    for (const p of [active, done, all, creator]) await p.context().close();
+    for (const p of [active, done, all, listing, creator]) await p.context().close();
   }, 60_000);
 
   it('the home draws throughput, transfers per minute by status and errors by partner and rule from the server\'s figures, and redraws them', async () => {

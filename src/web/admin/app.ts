@@ -72,9 +72,9 @@ function sessionCookie(ctx: AdminAppContext, value: string, maxAge?: number): st
 function frame(ctx: AdminAppContext, lang: Lang, path: string, session: Session | undefined, extra: Partial<Frame> = {}): Frame {
   const t = translator(lang);
   const { rest } = ctx.services;
-  const f = headerFacts(rest.counters);
+  const f = headerFacts(rest.counters, rest.config.limits.runLimit);
   const facts: Frame['facts'] = [
-    ['Local', `${f.channels} ${rest.config.limits.runLimit ?? ''}`.trim()], ['Network', f.connections, 'connections'], ['Host', rest.config.hostId],
+    ['Local', f.local, 'local'], ['Network', f.connections, 'connections'], ['Host', rest.config.hostId],
   ];
   if (session) facts.push(['Authent', session.user], ['', f.bandwidthMB, 'bandwidthMB'], [t('date'), formatIsoLocal(rest.now())]);
   const nav: Frame['nav'] = session === undefined ? [] : [
