@@ -3,7 +3,7 @@
 // Waarp 3.6.2's 1.4.200, given with -h2jar): every table copied, the <db> sections repointed with *.bak kept,
 // the H2 file untouched, the next id above this host's own ids only, dry run and second run.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../src/admin/migration/csv.js';
@@ -167,6 +167,21 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     expect(initdb.code, initdb.stdout + initdb.stderr).not.toBe(0);
     expect(initdb.stdout + initdb.stderr).toContain('svc-r66server migrate');
     expect(readdirSync(join(confDir, 'h2')).sort()).toEqual(before);
+  }, 60_000);
+
+  it('refuses while the H2 database is open (its lock file beside it), dry run too; goes once the lock is gone', async () => {
+    writeFileSync(`${h2Base}.lock.db`, '#FileLock\nserver=127.0.0.1\:9092\n');
+    for (const extra of [['-dry-run'], []]) {
+      const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...extra, ...h2.args], box.env);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain(`lock file ${h2Base}.lock.db`);
+      expect(r.stderr).toMatch(/stop the Java server first/);
+    }
+    expect(existsSync(join(confDir, 'server.xml.bak'))).toBe(false);
+    expect(existsSync(defaultSqliteFile(join(confDir, 'server.xml')))).toBe(false);
+    rmSync(`${h2Base}.lock.db`);
+    const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), '-dry-run', ...h2.args], box.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
   }, 60_000);
 
   it('a wrong H2 password is reported as H2 says it, without a stack trace', async () => {

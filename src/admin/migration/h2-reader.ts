@@ -207,6 +207,12 @@ export interface ReadH2Options {
 
 /** Copies the H2 file to a temporary directory and reads every table of the original from the copy. */
 export async function readH2(opts: ReadH2Options): Promise<H2Content> {
+  // A process holding the database open (AUTO_SERVER, the original's sample URL) keeps this file
+  // beside it: a copy made meanwhile may miss what it writes, and two servers would run one host.
+  const lock = `${opts.location.base}.lock.db`;
+  if (await stat(lock).then(() => true, () => false)) {
+    throw new H2ReadError(`${opts.location.file} is open (lock file ${lock}): stop the Java server first (docs/migration.md, step 2); if no Java process uses it (a lock left by a crash), remove ${lock} and run again`);
+  }
   const work = await mkdtemp(join(tmpdir(), 'svc-r66-migrate-'));
   try {
     const suffix = opts.location.file.endsWith('.h2.db') ? '.h2.db' : '.mv.db';
