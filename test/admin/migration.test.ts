@@ -170,7 +170,7 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
   }, 60_000);
 
   it('refuses while the H2 database is open (its lock file beside it), dry run too; goes once the lock is gone', async () => {
-    writeFileSync(`${h2Base}.lock.db`, '#FileLock\nserver=127.0.0.1\:9092\n');
+    writeFileSync(`${h2Base}.lock.db`, '#FileLock\nserver=127.0.0.1:9092\n');
     for (const extra of [['-dry-run'], []]) {
       const r = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...extra, ...h2.args], box.env);
       expect(r.code, r.stdout + r.stderr).toBe(1);
