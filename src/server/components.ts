@@ -8,7 +8,7 @@ import { parseBusiness } from '../config/hostconfig-xml.js';
 import { MonitorComponent } from '../monitor/component.js';
 import { adminExportHandlers, EXPORT_SUBTYPES } from '../net/commands/admin-exports.js';
 import { ADMIN_ORDER_JSON_SUBTYPES, ADMIN_ORDER_SUBTYPES, adminOrderHandlers } from '../net/commands/admin-orders.js';
-import { baseValidHandler } from '../net/commands/valid-base.js';
+import { baseValidHandler, ignoredStartupHandler, noTransferHandler } from '../net/commands/valid-base.js';
 import { limitsAfterOrder } from '../operations/bandwidth.js';
 import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../monitor/snmp/admin-order-warnings.js';
 import type { RestServices } from '../http/index.js';
@@ -166,4 +166,8 @@ function composeAdminOrders(runtime: ServerRuntime, network: R66Network, transfe
   handlers.register('blockRequest', orders.blockRequest, 'block order');
   // The Valid sub-types no module takes (answers, notices, unknown ones): never Unimplemented.
   handlers.registerDefault('valid', baseValidHandler, 'valid');
+  // Packets that open no conversation: Startup ignored, Data/EndTransfer without a transfer R.
+  handlers.registerDefault('startup', ignoredStartupHandler, 'ignored');
+  handlers.registerDefault('data', noTransferHandler, 'no transfer');
+  handlers.registerDefault('endTransfer', noTransferHandler, 'no transfer');
 }

@@ -307,6 +307,16 @@ function errorParts(f: ReceivedFrame): { message: string; code: string; action: 
   return { message: lp.subarray(13, 13 + h).toString('utf8'), code: lp.subarray(13 + h, 13 + h + m).toString('utf8'), action: lp.readInt32BE(13 + h + m) };
 }
 
+/** BlockRequest as `id` with the block flag, then with `unblockFlag`: each answer byte for byte, and a new Request answered l, then i. */
+async function blockThenUnblock(id: string, unblockFlag: number): Promise<void> {
+  const block = await asJavaTool(id, blockFrame(1, ADMIN_KEY));
+  block.expectRaw(PacketType.VALID, utf8('Block new request'), utf8('O'), Buffer.of(15));
+  expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.ServerOverloaded });
+  const unblock = await asJavaTool(id, blockFrame(unblockFlag, ADMIN_KEY));
+  unblock.expectRaw(PacketType.VALID, utf8('Unblock new request'), utf8('O'), Buffer.of(15));
+  expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+}
+
 describe('the frames of the original\'s tools, byte for byte, through the real listener', () => {
   const ILLEGAL = '-9223372036854775808';
 
@@ -347,17 +357,16 @@ describe('the frames of the original\'s tools, byte for byte, through the real l
   });
 
   it('ServerShutdown -block / -unblock (BlockRequest 24, 43 bytes): Valid("Block new request", "O", 15), then "Unblock new request"', async () => {
-    const block = await asJavaTool('hostc', blockFrame(1, ADMIN_KEY));
-    block.expectRaw(PacketType.VALID, utf8('Block new request'), utf8('O'), Buffer.of(15));
-    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.ServerOverloaded });
     // "anything else = unblock" (packets §13.5).
-    const unblock = await asJavaTool('hostc', blockFrame(2, ADMIN_KEY));
-    unblock.expectRaw(PacketType.VALID, utf8('Unblock new request'), utf8('O'), Buffer.of(15));
-    expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
+    await blockThenUnblock('hostc', 2);
     // The JSON form as the Java tool writes it (key in Base64).
     const json = `{"@class":"${P}ShutdownOrBlockJsonPacket","comment":null,"requestUserPacket":24,"key":"${ADMIN_KEY.toString('base64')}","shutdownOrBlock":false,"restartOrBlock":false}`;
     const { answer } = await asJavaTool('hostc', jsonFrame(json, 24));
     expect(answer.packet).toMatchObject({ kind: 'jsonCommand', result: 'O', subType: PacketType.REQUESTUSER, command: { jsonClass: 'ShutdownOrBlockJsonPacket', comment: 'Unblock new request', shutdownOrBlock: false, restartOrBlock: false } });
+  });
+
+  it('ServerShutdown as the original runs it: from the server\'s own host id (its server.xml), block then unblock', async () => {
+    await blockThenUnblock('hosta', 0);
   });
 
   it('each refusal as the original: A "Not correctly authenticated" without LIMIT or CONFIGADMIN, R "Invalid Block comand" without SYSTEM or the key; nothing changed', async () => {
@@ -498,7 +507,7 @@ describe('no request of the protocol is answered Unimplemented', () => {
     [19, json('StopOrCancelJsonPacket', 19)],
   ];
 
-  it('every Valid and JsonCommand sub-type, Information, Test, BusinessRequest, BlockRequest', async () => {
+  it('every Valid and JsonCommand sub-type, Information, Test, BusinessRequest, BlockRequest, and the packets that are no request', async () => {
     const cases: Array<[string, Packet]> = [
       ...VALID_SUBTYPES.map((s): [string, Packet] => [`valid ${s}`, { kind: 'valid', header: s === 19 ? '-1' : 'Request on Transfer', middle: s === 19 ? '-1' : key, subType: s }]),
       ...JSON_CASES.map(([s, p]): [string, Packet] => [`jsonCommand ${s} ${(p as { command: JsonCommand }).command.jsonClass}`, p]),
@@ -508,6 +517,14 @@ describe('no request of the protocol is answered Unimplemented', () => {
       ['blockRequest', { kind: 'blockRequest', block: false, key: ADMIN_KEY }],
       // With a wrong key: refused (the right one would stop hosta).
       ['shutdown', { kind: 'shutdown', key: deriveWireKey('wrong'), restart: false }],
+      // Not requests, but what may open a channel all the same: ignored (NoOp, EndRequest, and
+      // Startup, "ignored with a warning", packets §1), or with no transfer on the channel, the
+      // original's handler failing (R, packets §14.1 "unexpected exception in a handler").
+      ['noOp', { kind: 'noOp' }],
+      ['endRequest', { kind: 'endRequest', code: ErrorCode.CompleteOk, way: 0, info: '' }],
+      ['startup', { kind: 'startup', localId: 5, fromSsl: false }],
+      ['data', { kind: 'data', rank: 0, data: Buffer.from('x'), digest: Buffer.alloc(0) }],
+      ['endTransfer', { kind: 'endTransfer', request: PacketType.REQUEST, way: 0, hash: '' }],
     ];
     const answers = await Promise.all(cases.map(async ([name, p]) => [name, await answerTo(p)] as const));
     const unimplemented = answers.filter(([, ans]) =>
@@ -526,9 +543,19 @@ describe('no request of the protocol is answered Unimplemented', () => {
     expect(by.get('valid 7')).toMatchObject({ kind: 'error', code: ErrorCode.IncorrectCommand });
     expect(by.get('valid 19')).toMatchObject({ kind: 'valid', middle: 'O', subType: PacketType.REQUESTUSER });
     expect(by.get('jsonCommand 12 ConfigImportJsonPacket')).toMatchObject({ result: 'T' });
+    expect([by.get('noOp'), by.get('endRequest'), by.get('startup')]).toEqual([null, null, null]);
+    expect(by.get('data')).toMatchObject({ kind: 'error', code: ErrorCode.RemoteError });
+    expect(by.get('endTransfer')).toMatchObject({ kind: 'error', code: ErrorCode.RemoteError });
     // hosta still serves.
     expect(await newRequest()).toMatchObject({ kind: 'request', way: 1, code: ErrorCode.InitOk });
   }, 60_000);
+
+  it('a sub-type-only code sent as a packet type (9-12, 15-17, 19) is a decoding error R, as the original, not U', async () => {
+    for (const type of [9, 10, 11, 12, 15, 16, 17, 19]) {
+      const e = errorParts((await asJavaTool('hostc', (dst, src) => javaFrame(dst, src, type, utf8('-1'), utf8('-1'), Buffer.of(0)))).answer);
+      expect({ type, code: e.code, action: e.action, message: e.message }).toEqual({ type, code: 'R', action: 3, message: `Unimplemented Packet Type received: ${type}` });
+    }
+  });
 });
 
 describe('a restart (the JSON shutdown order with restartOrBlock)', () => {
