@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../src/admin/migration/csv.js';
 import { withDbSection } from '../../src/admin/migration/db-section.js';
-import { chooseH2Jar } from '../../src/admin/migration/h2-reader.js';
+import { chooseH2Jar, findH2Jars } from '../../src/admin/migration/h2-reader.js';
 import { defaultSqliteFile, formatMigrationReport, migrateHost, MigrationError } from '../../src/admin/migration/index.js';
 import { PASSWORD_HEX, runCli, sandbox, sqliteRows, writeInstance, type Sandbox } from '../cli/cli-helpers.js';
 import { buildJavaH2, DEBIAN_H2_JAR, H2_14_JAR, h2Available, h2DbSection, hostInsert, ruleInsert, runnerInsert } from './migration-h2.js';
@@ -40,6 +40,29 @@ describe('H2 jar selection', () => {
     expect((await chooseH2Jar(undefined, jars, { base: '/d/w', file: '/d/w.mv.db', format: 1 })).path).toBe('/j/h2-1.4.200.jar');
     expect((await chooseH2Jar(undefined, jars, { base: '/d/w', file: '/d/w.mv.db', format: 2 })).path).toBe('/j/h2-2.1.214.jar');
     await expect(chooseH2Jar(undefined, [jars[0]!], { base: '/d/w', file: '/d/w.mv.db', format: 1 })).rejects.toThrow(/H2 1\.4\.x .*-h2jar/);
+  });
+
+  it('finds H2 inside a Waarp jar with dependencies beside etc/ (portable archive), after the named jars', async () => {
+    const box = sandbox();
+    try {
+      const etc = join(box.dir, 'waarp', 'etc', 'conf.d', 'hosta');
+      const lib = join(box.dir, 'waarp', 'lib');
+      mkdirSync(etc, { recursive: true });
+      mkdirSync(lib);
+      writeFileSync(join(etc, 'server.xml'), '<config/>');
+      // Zip entry names are stored as they are: these stand for a bundle with H2 and one without.
+      writeFileSync(join(lib, 'WaarpR66-3.6.2-jar-with-dependencies.jar'), 'PK\u0003\u0004...org/h2/tools/Shell.class...PK\u0001\u0002');
+      writeFileSync(join(lib, 'WaarpCommon-3.6.2.jar'), 'PK\u0003\u0004...org/waarp/common/Thing.class...');
+      const found = await findH2Jars(join(etc, 'server.xml'), {});
+      const bundle = { path: join(lib, 'WaarpR66-3.6.2-jar-with-dependencies.jar'), version: undefined };
+      expect(found).toContainEqual(bundle);
+      expect(found.map((j) => j.path)).not.toContain(join(lib, 'WaarpCommon-3.6.2.jar'));
+      // A 1.4 file: no named jar of this machine fits (Debian's is 2.x), the bundle is taken.
+      const named = found.filter((j) => j.version !== undefined);
+      expect((await chooseH2Jar(undefined, [...named, bundle], { base: '/d/w', file: '/d/w.mv.db', format: 1 })).path).toBe(bundle.path);
+    } finally {
+      box.cleanup();
+    }
   });
 });
 

@@ -91,7 +91,8 @@ async function jarOf(path: string): Promise<H2Jar> {
 /**
  * H2 jars of the Java installation: `lib/` folders of the directories above server.xml (the
  * portable archive keeps `etc/` and `lib/` side by side), the packaged `/usr/share/waarp` trees,
- * `$WAARP_HOME/lib`, then Debian's `/usr/share/java`.
+ * `$WAARP_HOME/lib`, then Debian's `/usr/share/java`: `h2*.jar`, then Waarp's jars that bundle
+ * H2 (a jar with dependencies holding org.h2.tools.Shell).
  */
 export async function findH2Jars(serverXml: string, env: NodeJS.ProcessEnv): Promise<H2Jar[]> {
   const dirs: string[] = [];
@@ -105,17 +106,30 @@ export async function findH2Jars(serverXml: string, env: NodeJS.ProcessEnv): Pro
   if (env.WAARP_HOME) dirs.push(join(env.WAARP_HOME, 'lib'));
   dirs.push('/usr/share/waarp/lib', '/usr/share/waarp/r66/lib', '/opt/waarp/lib', '/usr/share/java');
   const jars: H2Jar[] = [];
+  const bundles: H2Jar[] = [];
   const seen = new Set<string>();
   for (const d of dirs) {
     const names = await readdir(d).catch(() => [] as string[]);
     for (const name of names.sort()) {
       const path = join(d, name);
-      if (!JAR_NAME.test(name) || seen.has(path)) continue;
+      if (seen.has(path)) continue;
       seen.add(path);
-      jars.push(await jarOf(path));
+      if (JAR_NAME.test(name)) jars.push(await jarOf(path));
+      else if (BUNDLE_NAME.test(name) && (await holdsH2Shell(path))) bundles.push({ path, version: undefined });
     }
   }
-  return jars;
+  // A bundle's H2 version is not in its name: tried after the named jars that fit (chooseH2Jar).
+  return [...jars, ...bundles];
+}
+
+/** Waarp's jars that may bundle their dependencies (`WaarpR66-3.6.2-jar-with-dependencies.jar`). */
+const BUNDLE_NAME = /(waarp|r66).*\.jar$/i;
+const H2_SHELL_ENTRY = Buffer.from('org/h2/tools/Shell.class');
+
+/** True when the jar lists H2's Shell (a zip keeps its entry names uncompressed). */
+async function holdsH2Shell(path: string): Promise<boolean> {
+  const bytes = await readFile(path).catch(() => undefined);
+  return bytes !== undefined && bytes.includes(H2_SHELL_ENTRY);
 }
 
 /** Whether a jar's engine can open a file: 1.x reads format 1 and PageStore, 2.x reads format 2+. */
