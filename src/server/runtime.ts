@@ -184,7 +184,8 @@ export class ServerRuntime {
         if (db === null) {
           // config.md §3.0 steps 10-11: partners from identity/authentfile, rules from <conf>. Every
           // task type is kept: the task plug-ins are not loaded yet, ServerTasks checks them (task-registry.ts).
-          this.currentStore = await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m), acceptsTaskType: () => true });
+          // A Java host's XML runner files name their files relative to serverhome too (stored-paths.ts).
+          this.currentStore = resolvingStoredPaths(await openNoDatabaseStore(this.config, { logger: (m) => this.log.warn(m), acceptsTaskType: () => true }), this.config.directories);
           return;
         }
         const settings = parseJdbcUrl(db.driver, db.server, db.user, db.password);

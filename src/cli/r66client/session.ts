@@ -87,7 +87,8 @@ async function openClientStore(config: ClientConfig, logger: Logger, tasks: () =
   if (db === null) {
     const registry = await tasks();
     // The rule files keep the task types this client runs (its plug-ins included); others are skipped with a warning.
-    return openNoDatabaseStore(config, { logger: (m) => logger.warn(m), acceptsTaskType: runsTaskType(registry) });
+    // Its XML runner files, a Java client's included, are read like database rows (stored-paths.ts).
+    return resolvingStoredPaths(await openNoDatabaseStore(config, { logger: (m) => logger.warn(m), acceptsTaskType: runsTaskType(registry) }), config.directories);
   }
   const store = await openStore(parseJdbcUrl(db.driver, db.server, db.user, db.password), { hostId: config.hostId, logger: (m) => logger.warn(m) });
   if (!(await store.isInitialised().catch(() => false))) {
