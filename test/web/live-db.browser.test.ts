@@ -260,6 +260,31 @@ describe('live pages from the database, in chromium', () => {
   }, 60_000);
 });
 
+describe('a page refused its event stream, in chromium', () => {
+  it('every slot of its address taken (maxeventstreamsperclient 4): it connects again once one frees, and is live', async () => {
+    const first: Page[] = [];
+    for (let i = 0; i < 4; i++) first.push(await open(`${monitor()}/done`));
+    for (const p of first) await live(p);
+    // The fifth page of this address is refused (429), as a page is whose previous page's stream is not closed yet.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const fifth = await context.newPage();
+    const refused = fifth.waitForResponse((r) => r.url().endsWith('/events') && r.status() === 429);
+    await fifth.goto(`${monitor()}/all`);
+    await refused;
+    await first[0]!.context().close();
+    const t0 = Date.now();
+    await live(fifth);
+    const back = Date.now() - t0;
+    // Live for real: a row written now appears on it.
+    const id = 9_000_000_020n;
+    const t1 = Date.now();
+    await other.runner.insert(transferRecord(id, { requester: 'hosta', requested: 'hostb', ownerReq: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + 86_400_000), stop: new Date() }));
+    await within(2000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, `${id}.hosta.hostb`)) !== null);
+    console.log(`a refused page was live ${back} ms after a slot freed`);
+    for (const p of [...first.slice(1), fifth]) await p.context().close();
+  }, 60_000);
+});
+
 /** How far the page itself scrolls sideways (0: it fits), and the widest offenders when it does not. */
 async function overflow(page: Page): Promise<{ px: number; culprits: string[] }> {
   return inPage(page, `() => {

@@ -7,7 +7,9 @@
  * (`data-live-match`), the `[data-live-tables]` boxes are fetched again (their `data-src`, else this
  * URL) and replaced, at most once a second; a page with a `data-live-every` box (the home's
  * pictures) is refreshed that way every so many seconds. `facts` events update the header (`data-fact`).
- * Nothing accumulates in the page, and the stream reconnects by itself.
+ * Nothing accumulates in the page, and the stream reconnects by itself: the browser does after a
+ * network error, the script after a refusal (backing off from 1 s to 30 s), and the tables are
+ * fetched again after any gap.
  */
 export const CLIENT_JS = `const live = document.body.dataset.live;
 const match = (document.body.dataset.liveMatch || '').split(',').filter(Boolean);
@@ -73,10 +75,7 @@ if (live && 'EventSource' in window) {
   status.innerHTML = '<span class="live-dot"></span><span></span>';
   document.querySelector('main')?.prepend(status);
   const label = status.lastChild;
-  const source = new EventSource(live);
-  source.addEventListener('open', () => { status.classList.add('live-on'); label.textContent = document.documentElement.lang === 'fr' ? 'En direct' : 'Live'; });
-  source.addEventListener('error', () => { status.classList.remove('live-on'); label.textContent = ''; });
-  source.addEventListener('transfers', (e) => {
+  const onTransfers = (e) => {
     let stale = false;
     for (const t of JSON.parse(e.data)) {
       if (t.end) rates.delete(t.key);
@@ -84,11 +83,30 @@ if (live && 'EventSource' in window) {
       stale = apply(t) || stale;
     }
     if (stale) void reload();
-  });
-  source.addEventListener('facts', (e) => {
+  };
+  const onFacts = (e) => {
     const f = JSON.parse(e.data);
     for (const dd of document.querySelectorAll('[data-fact]')) { const v = f[dd.dataset.fact]; if (typeof v === 'string' && dd.textContent !== v) dd.textContent = v; }
-  });
+  };
+  let delay = 1000, gap = false;
+  const connect = () => {
+    const source = new EventSource(live);
+    source.addEventListener('open', () => {
+      status.classList.add('live-on'); label.textContent = document.documentElement.lang === 'fr' ? 'En direct' : 'Live';
+      delay = 1000;
+      // Back after a gap: what changed meanwhile was not sent to this page; its tables are fetched again.
+      if (gap) { gap = false; void reload(); }
+    });
+    source.addEventListener('error', () => {
+      status.classList.remove('live-on'); label.textContent = ''; gap = true;
+      // A refusal (429/503: every stream slot taken, e.g. the previous page's not closed yet) or another
+      // HTTP error ends an EventSource for good: connect again, waiting longer each time (30 s at most).
+      if (source.readyState === EventSource.CLOSED) { setTimeout(connect, delay); delay = Math.min(delay * 2, 30000); }
+    });
+    source.addEventListener('transfers', onTransfers);
+    source.addEventListener('facts', onFacts);
+  };
+  connect();
 }
 const every = Number(document.querySelector('[data-live-every]')?.dataset.liveEvery || 0);
 if (every > 0) setInterval(() => { if (!document.hidden) void reload(); }, every * 1000);
