@@ -1,7 +1,7 @@
 // issue 34 item 3: a host transferring to itself, as Java 3.6.2 accepts (`DirectTransfer -to <own
 // id>`: SUCCESS, the file in in/, one row, DbTaskRunner.isSelfRequest). Scripts of a migrated host
 // that rely on it keep working: send, pull and asend to the host's own id.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpdatedInfo } from '../../src/model/transfer.js';
@@ -13,6 +13,7 @@ import { writeClientXml } from './migrate-helpers.js';
 const RULES = {
   'send.rule.xml': '<rule><idrule>send</idrule><hostids/><mode>1</mode></rule>\n',
   'pull.rule.xml': '<rule><idrule>pull</idrule><hostids/><mode>2</mode></rule>\n',
+  'own.rule.xml': '<rule><idrule>own</idrule><hostids/><mode>1</mode><recvpath>in/own</recvpath></rule>\n',
 };
 
 async function rowsNamed(node: Node, name: string): Promise<Array<{ updatedinfo: bigint; infostatus: string; requester: string; requested: string }>> {
@@ -50,5 +51,13 @@ describe('a transfer from a host to itself', () => {
       expect([rows[0]!.requester, rows[0]!.requested, rows[0]!.infostatus.trim()]).toEqual(['hosta', 'hosta', 'O']);
       expect(readFileSync(receivedFile(a, name), 'utf8')).toBe(content);
     }
+    // A rule with its own receive directory: the file lands there.
+    writeFileSync(join(a.home, 'out', 'own-dir.txt'), 'to the rule directory\n');
+    const own = await runCli('client', ['send', '-to', 'hosta', '-file', 'own-dir.txt', '-rule', 'own'], a.env);
+    expect(own.code, own.stdout + own.stderr).toBe(0);
+    const inOwn = readdirSync(join(a.home, 'in', 'own')).filter((f) => f.endsWith('own-dir.txt'));
+    expect(inOwn).toHaveLength(1);
+    expect(readFileSync(join(a.home, 'in', 'own', inOwn[0]!), 'utf8')).toBe('to the rule directory\n');
+    expect(await rowsNamed(a, 'own-dir.txt')).toHaveLength(1);
   }, 120_000);
 });
