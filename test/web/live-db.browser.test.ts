@@ -14,10 +14,11 @@ import { openStore, parseJdbcUrl, type Store } from '../../src/store/index.js';
 import { sandbox, spawnCli, type Sandbox } from '../cli/cli-helpers.js';
 import { transferRecord } from '../helpers/transfer-record.js';
 import { waitFor } from '../helpers/wait.js';
-import { killNodes, rowOf, SEND_RULE, writePatternFile } from '../transfer/servers.js';
+import { killNodes, rowOf, SEND_RULE, submitByRest, writePatternFile } from '../transfer/servers.js';
 import { launchBrowser } from './browser.js';
 import { startWebPair, type WebPair } from './web-nodes.js';
 import { setStoredRow } from '../helpers/stored-row.js';
+import { startWatcher, writeClientSide } from '../watch/watch-helpers.js';
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'web-ui');
 let box: Sandbox;
@@ -30,7 +31,7 @@ const monitor = (): string => web!.monitor;
 beforeAll(async () => {
   box = sandbox();
   // 2 MB/s on the sender: the transfer runs for seconds, long enough to see the header move.
-  web = await startWebPair(box, { rules: SEND_RULE, limit: '<globallimit>2097152</globallimit>' }, { rules: SEND_RULE });
+  web = await startWebPair(box, { rules: SEND_RULE, limit: '<globallimit>2097152</globallimit>', rest: true }, { rules: SEND_RULE });
   other = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${web.a.db}`), { hostId: 'hosta' });
   browser = await launchBrowser();
 }, 90_000);
@@ -226,6 +227,46 @@ describe('live pages from the database, in chromium', () => {
       .toEqual(['ALLDONETASK', row!.stepStatus.name, String(row!.rank)]);
     console.log(`live rows of this server: appeared ${appeared} ms after the Create click`);
     for (const p of [active, done, all, listing, creator]) await p.context().close();
+  }, 60_000);
+
+  it('a transfer submitted through REST appears within 2 s on the pages open, and ends DONE on them', async () => {
+    await writePatternFile(join(web!.a.home, 'out', 'rest.bin'), 1024 * 1024);
+    const active = await open(`${monitor()}/active`);
+    const all = await open(`${monitor()}/all`);
+    for (const p of [active, all]) await live(p);
+    const id = await submitByRest(web!.a, 'rest.bin', 'hostb');
+    const t0 = Date.now();
+    const key = `${id}.hosta.hostb`;
+    const appeared = await within(2000, t0, 'the REST transfer on /all', async () => (await sectionOf(all, key)) !== null);
+    await waitFor(async () => Number((await rowOf(web!.a, id))?.updatedinfo) === UpdatedInfo.DONE, { what: 'the REST transfer done', timeoutMs: 30_000 });
+    const t1 = Date.now();
+    await within(2000, t1, 'DONE on /all', async () => (await cell(all, key, 'info')) === 'DONE');
+    await within(2000, t1, 'gone from /active', async () => (await sectionOf(active, key)) === null);
+    console.log(`live rows of a REST submission: appeared ${appeared} ms after the REST answer`);
+    for (const p of [active, all]) await p.context().close();
+  }, 60_000);
+
+  it('a transfer a FileWatcher (svc-r66client spool on the same database) starts appears within 2 s of its row, and ends DONE', async () => {
+    const w = writeClientSide(box, web!.a);
+    const watcher = await startWatcher(w);
+    const all = await open(`${monitor()}/all`);
+    try {
+      await live(all);
+      await writePatternFile(join(w.spool, 'spooled.bin'), 256 * 1024);
+      const stored = await waitFor(async () => (await other.runner.list({ ownerReq: 'hosta' }, { orderBy: 'specialId', descending: true, limit: 20 })).find((r) => r.originalName.endsWith('spooled.bin')),
+        { what: 'the watcher\'s row in the database', timeoutMs: 20_000, intervalMs: 50 });
+      const t0 = Date.now();
+      const key = `${stored.specialId}.${stored.requester}.${stored.requested}`;
+      const appeared = await within(2000, t0, 'the watcher\'s transfer on /all', async () => (await sectionOf(all, key)) !== null);
+      const ref = { specialId: stored.specialId, requester: stored.requester, requested: stored.requested, ownerReq: 'hosta' };
+      await waitFor(async () => (await other.runner.get(ref))?.updatedInfo === UpdatedInfo.DONE, { what: 'the watcher\'s transfer done', timeoutMs: 30_000 });
+      await within(2000, Date.now(), 'DONE on /all', async () => (await cell(all, key, 'info')) === 'DONE');
+      console.log(`live rows of a FileWatcher: appeared ${appeared} ms after its row`);
+    } finally {
+      watcher.child.kill('SIGTERM');
+      await watcher.exited;
+      await all.context().close();
+    }
   }, 60_000);
 
   it('the home draws throughput, transfers per minute by status and errors by partner and rule from the server\'s figures, and redraws them', async () => {
