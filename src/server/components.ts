@@ -151,10 +151,10 @@ function composeAdminOrders(runtime: ServerRuntime, network: R66Network, transfe
         return bw.get();
       },
     },
-    importConfig: async (items, partnerId) => {
-      const result = await importForOrder({ store: runtime.store, config, tasks: live.tasks, log: runtime.log }, partnerId, items);
-      if (Object.values(result).some((ok) => ok)) notifyOrder(runtime.notifications.notify, 'import', partnerId);
-      return result;
+    importConfig: (items, partnerId) => {
+      // "Order received" (monitoring.md §B.5): once the role is checked, whatever the import gives, as the export's.
+      notifyOrder(runtime.notifications.notify, 'import', partnerId);
+      return importForOrder({ store: runtime.store, config, tasks: live.tasks, log: runtime.log }, partnerId, items);
     },
     block: (block, partnerId) => {
       transfers.engine.blockRequests(block);
