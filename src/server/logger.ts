@@ -80,7 +80,9 @@ export function createClientLogger(configFile: string, confDir: string): Promise
 }
 
 async function createInstanceLogger(role: 'server' | 'client', configFile: string, confDir: string, opts: LoggerOptions, routing: RouterOptions): Promise<Logger> {
-  const found = (await findLogbackFile(dirname(configFile), role)) ?? (await findLogbackFile(confDir, role));
+  // SVC_LOGBACK_FILE: the original's -Dlogback.configurationFile (a file anywhere, used as given).
+  const given = process.env.SVC_LOGBACK_FILE;
+  const found = given ? given : (await findLogbackFile(dirname(configFile), role)) ?? (await findLogbackFile(confDir, role));
   if (found === undefined) return createLogger(opts);
   try {
     const settings = await loadLogbackSettings(found);
