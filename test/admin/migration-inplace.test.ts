@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateHost } from '../../src/admin/migration/index.js';
+import { formatMigrationReport, migrateHost } from '../../src/admin/migration/index.js';
 import { openStore } from '../../src/store/index.js';
 import { testDialects, type TestDatabase } from '../helpers/databases.js';
 import { transferRecord } from '../helpers/transfer-record.js';
@@ -54,7 +54,8 @@ for (const dialect of testDialects().filter((d) => d.name !== 'sqlite')) {
       const before = readFileSync(join(confDir, 'server.xml'), 'utf8');
       const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), clientXml: join(confDir, 'client.xml'), dryRun: false, force: false, env: box.env });
       expect(report.inPlace).toBe(true);
-      expect(report.tables.find((t) => t.table === 'RUNNER')?.read).toBe(1);
+      expect(report.tables.map((t) => [t.table, t.read])).toEqual([['HOSTS', 0], ['RULES', 0], ['CONFIGURATION', 0], ['HOSTCONFIG', 1], ['MULTIPLEMONITOR', 1], ['RUNNER', 1]]);
+      expect(formatMigrationReport(report)).toMatch(/MULTIPLEMONITOR\s+1\s+-\s+0\s+this host's row, used in place/);
       expect(report.inFlight).toBe(1);
       expect(report.files.join('\n')).toMatch(/schema 3\.0\.12 -> 3\.1\.0/);
       expect(readFileSync(join(confDir, 'server.xml'), 'utf8')).toBe(before);

@@ -189,14 +189,17 @@ async function inPlace(opts: MigrationOptions, config: ServerConfig, db: DbConfi
     } else {
       report.files.push(`schema ${version}${version === CURRENT_SCHEMA_VERSION ? ' (current)' : ` would be upgraded to ${CURRENT_SCHEMA_VERSION}`}`);
     }
-    const counts: Array<[string, number]> = [
-      ['HOSTS', (await store.hosts.list()).length],
-      ['RULES', (await store.rules.list()).length],
-      ['CONFIGURATION', (await store.limits.list()).length],
-      ['HOSTCONFIG', (await store.hostConfigs.list()).length],
-      ['RUNNER', await store.runner.count()],
+    const inPlaceNote = 'used in place';
+    const counts: Array<[string, number, string]> = [
+      ['HOSTS', (await store.hosts.list()).length, inPlaceNote],
+      ['RULES', (await store.rules.list()).length, inPlaceNote],
+      ['CONFIGURATION', (await store.limits.list()).length, inPlaceNote],
+      ['HOSTCONFIG', (await store.hostConfigs.list()).length, inPlaceNote],
+      // Each cluster member keeps its own row: this host's is the one counted.
+      ['MULTIPLEMONITOR', (await store.multipleMonitors.get(config.hostId)) === undefined ? 0 : 1, `this host's row, ${inPlaceNote}`],
+      ['RUNNER', await store.runner.count(), inPlaceNote],
     ];
-    report.tables = counts.map(([table, n]) => ({ table, read: n, written: 0, skipped: new Map([['used in place', n]]) }));
+    report.tables = counts.map(([table, n, note]) => ({ table, read: n, written: 0, skipped: new Map([[note, n]]) }));
     report.inFlight = await store.runner.count({ ownerReq: config.hostId, updatedInfo: [2, 3, 5] });
   } catch (err) {
     if (err instanceof StoreError) throw new MigrationError(describe(err), 3);
