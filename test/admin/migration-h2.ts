@@ -71,12 +71,15 @@ export function ruleInsert(id: string, mode: number, rposttasks = '<tasks></task
   return `INSERT INTO RULES VALUES ('<hostids></hostids>', ${mode}, NULL, NULL, NULL, NULL, '<tasks></tasks>', ${q(rposttasks)}, '<tasks></tasks>', '<tasks></tasks>', '<tasks></tasks>', '<tasks></tasks>', 1, ${q(id)});`;
 }
 
-/** Creates `<base>.mv.db` with the original's schema plus `statements`; returns the H2 version used. */
-export function buildJavaH2(base: string, user: string, password: string, statements: string[], jar: string = DEBIAN_H2_JAR): void {
+/**
+ * Creates `<base>.mv.db` with the original's schema plus `statements`; `urlOptions` `;MV_STORE=FALSE`
+ * (H2 1.4 only) makes the older PageStore file `<base>.h2.db` instead.
+ */
+export function buildJavaH2(base: string, user: string, password: string, statements: string[], jar: string = DEBIAN_H2_JAR, urlOptions = ''): void {
   mkdirSync(dirname(base), { recursive: true });
   const script = `${base}.init.sql`;
   writeFileSync(script, `${ORIGINAL_H2_DDL}\n${statements.join('\n')}\n`);
-  execFileSync('java', ['-cp', jar, 'org.h2.tools.RunScript', '-url', `jdbc:h2:${base}`, '-user', user, '-password', password, '-script', script], { stdio: 'pipe' });
+  execFileSync('java', ['-cp', jar, 'org.h2.tools.RunScript', '-url', `jdbc:h2:${base}${urlOptions}`, '-user', user, '-password', password, '-script', script], { stdio: 'pipe' });
 }
 
 /** The Java host's `<db>` section for an H2 file. */

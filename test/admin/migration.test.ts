@@ -207,6 +207,15 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }, 60_000);
 
+  it.skipIf(h2.h2Jar === undefined)('reads an older PageStore file (<path>.h2.db) as well', async () => {
+    rmSync(`${h2Base}.mv.db`);
+    buildJavaH2(h2Base, 'waarp', 'h2pw', [hostInsert('hosta', 6666, PASSWORD_HEX, true), runnerInsert({ id: 42n, owner: 'hosta', requester: 'hosta', requested: 'hosta', rule: 'send', mode: 1, retrieve: true, globalStep: 4, globalLastStep: 4, rank: 1, blockSize: 65536, updatedInfo: 6, status: 'O', filename: '/out/old.txt', originalName: 'old.txt' })], h2.jar, ';MV_STORE=FALSE');
+    expect(existsSync(`${h2Base}.h2.db`)).toBe(true);
+    const report = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: true, force: false, env: box.env, h2Jar: h2.h2Jar });
+    expect(report.source).toContain(`${h2Base}.h2.db`);
+    expect(Object.fromEntries(report.tables.map((t) => [t.table, t.read]))).toMatchObject({ HOSTS: 1, RUNNER: 1 });
+  }, 60_000);
+
   it('a wrong H2 password is reported as H2 says it, without a stack trace', async () => {
     writeFileSync(join(confDir, 'server.xml'), readFileSync(join(confDir, 'server.xml'), 'utf8').replace('<dbpasswd>h2pw</dbpasswd>', '<dbpasswd>wrong</dbpasswd>'));
     const err = await migrateHost({ serverXml: join(confDir, 'server.xml'), dryRun: false, force: false, env: box.env, ...(h2.h2Jar !== undefined ? { h2Jar: h2.h2Jar } : {}) }).catch((e: unknown) => e);
