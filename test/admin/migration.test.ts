@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseCsvRecords } from '../../src/admin/migration/csv.js';
 import { withDbSection } from '../../src/admin/migration/db-section.js';
-import { chooseH2Jar, findH2Jars } from '../../src/admin/migration/h2-reader.js';
+import { chooseH2Jar, findH2Jars, locateH2 } from '../../src/admin/migration/h2-reader.js';
 import { defaultSqliteFile, formatMigrationReport, migrateHost, MigrationError } from '../../src/admin/migration/index.js';
 import { PASSWORD_HEX, runCli, sandbox, sqliteRows, writeInstance, type Sandbox } from '../cli/cli-helpers.js';
 import { buildJavaH2, DEBIAN_H2_JAR, H2_14_JAR, h2Available, h2DbSection, hostInsert, ruleInsert, runnerInsert } from './migration-h2.js';
@@ -31,6 +31,27 @@ describe('the <db> section rewrite', () => {
     expect(out).toContain('<dbuser>u</dbuser>');
     expect(out.startsWith('<config>\n  <!-- mine -->\n  <db><!-- was h2 -->')).toBe(true);
     expect(() => withDbSection('<config/>', 'client.xml', 'sqlite', 'x', 'n')).toThrow(/no <db> section/);
+  });
+});
+
+describe('H2 file of the URL', () => {
+  it('a relative path: the working directory first (where Java took it), then server.xml\'s; else both named', async () => {
+    const box = sandbox();
+    try {
+      const [cwd, conf] = [join(box.dir, 'var-lib-waarp-hosta'), join(box.dir, 'etc-hosta')];
+      for (const d of [cwd, conf]) mkdirSync(join(d, 'db'), { recursive: true });
+      writeFileSync(join(conf, 'db', 'waarp.mv.db'), 'H:2,block:0,blockSize:1000,chunk:0,created:1,format:1,version:1,fletcher:0\n');
+      const url = 'jdbc:h2:db/waarp;IFEXISTS=TRUE;AUTO_SERVER=TRUE';
+      expect(await locateH2(url, [cwd, conf], box.dir)).toEqual({ base: join(conf, 'db', 'waarp'), file: join(conf, 'db', 'waarp.mv.db'), format: 1 });
+      writeFileSync(join(cwd, 'db', 'waarp.mv.db'), 'H:2,block:0,blockSize:1000,chunk:0,created:1,format:2,version:1,fletcher:0\n');
+      expect((await locateH2(url, [cwd, conf], box.dir)).file).toBe(join(cwd, 'db', 'waarp.mv.db'));
+      const missing = await locateH2('jdbc:h2:./nodb/w', [cwd, conf], box.dir).catch((e: unknown) => e as Error);
+      expect((missing as Error).message).toContain(join(cwd, 'nodb', 'w.mv.db'));
+      expect((missing as Error).message).toContain(join(conf, 'nodb', 'w.mv.db'));
+      expect((missing as Error).message).toMatch(/working directory/);
+    } finally {
+      box.cleanup();
+    }
   });
 });
 

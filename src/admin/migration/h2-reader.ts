@@ -53,24 +53,30 @@ export interface H2Content {
 }
 
 /**
- * The H2 file of `url` (`jdbc:h2:[file:]PATH[;OPTIONS]`). A relative PATH is taken from `baseDir`
- * (the directory of server.xml), `~` from the home directory. Server and in-memory URLs are refused.
+ * The H2 file of `url` (`jdbc:h2:[file:]PATH[;OPTIONS]`). A relative PATH is taken from each of
+ * `baseDirs` in turn, the first where the file exists: the working directory first (where Java
+ * resolved it: config.md §1.4, the unit's WorkingDirectory), then server.xml's. `~` is the home
+ * directory. Server and in-memory URLs are refused.
  */
-export async function locateH2(url: string, baseDir: string, home: string): Promise<H2Location> {
+export async function locateH2(url: string, baseDirs: readonly string[], home: string): Promise<H2Location> {
   const body = (url.trim().replace(/^jdbc:h2:/i, '').split(';')[0] ?? '').trim().replace(/^file:/i, '');
   if (/^(tcp|ssl|mem):/i.test(body)) {
     throw new H2ReadError(`${url}: an H2 ${body.split(':')[0]}: database cannot be copied from its files; export it to PostgreSQL/MariaDB with H2's tools, or give the embedded file's URL`);
   }
   if (body === '') throw new H2ReadError(`${url}: the H2 URL names no file`);
   const expanded = body === '~' || body.startsWith('~/') ? home + body.slice(1) : body;
-  const base = isAbsolute(expanded) ? expanded : resolve(baseDir, expanded);
-  for (const suffix of ['.mv.db', '.h2.db']) {
-    const file = base + suffix;
-    if (await stat(file).then((s) => s.isFile(), () => false)) {
-      return { base, file, format: suffix === '.mv.db' ? await mvFormat(file) : undefined };
+  const bases = isAbsolute(expanded) ? [expanded] : [...new Set(baseDirs.map((d) => resolve(d, expanded)))];
+  for (const base of bases) {
+    for (const suffix of ['.mv.db', '.h2.db']) {
+      const file = base + suffix;
+      if (await stat(file).then((s) => s.isFile(), () => false)) {
+        return { base, file, format: suffix === '.mv.db' ? await mvFormat(file) : undefined };
+      }
     }
   }
-  throw new H2ReadError(`${url}: neither ${base}.mv.db nor ${base}.h2.db exists`);
+  const tried = bases.map((b) => `${b}.mv.db`).join(', ');
+  const hint = isAbsolute(expanded) ? '' : ' (a relative H2 path is the Java server\'s working directory\'s: run migrate from there, or make dbserver absolute)';
+  throw new H2ReadError(`${url}: no H2 database file (looked for ${tried} and the same with .h2.db)${hint}`);
 }
 
 /** The `format:N` of an MVStore file header (first block, plain text). */

@@ -127,7 +127,7 @@ async function copyInto(store: Store, hostId: string, data: { hosts: Converted; 
 
 async function fromH2(opts: MigrationOptions, config: ServerConfig, db: DbConfig, serverText: string, report: MigrationReport): Promise<void> {
   const target = defaultSqliteFile(opts.serverXml);
-  const location = await locateH2(db.server, dirname(resolve(opts.serverXml)), opts.env.HOME || homedir());
+  const location = await locateH2(db.server, [process.cwd(), dirname(resolve(opts.serverXml))], opts.env.HOME || homedir());
   const jar = await chooseH2Jar(opts.h2Jar, await findH2Jars(opts.serverXml, opts.env), location);
   const content: H2Content = await readH2({ location, jar, user: db.user, password: db.password, run: opts.java ?? javaRunner(opts.env) });
   report.source = `H2 ${content.engineVersion} (${jar.path}) ${location.file}, read from a copy`;
