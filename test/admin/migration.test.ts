@@ -190,6 +190,13 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     const seq = await sqliteRows<{ seq: string }>(db, "SELECT CAST(seq AS TEXT) AS seq FROM sequences WHERE name = 'RUNSEQ'");
     expect(BigInt(seq[0]!.seq)).toBe(1693900000201n);
 
+    // The client commands now use the migrated database: partnera (a database-only partner) is
+    // known, so the command gets as far as connecting to it (nothing listens there).
+    const client = await runCli('client', ['message', '-to', 'partnera', '-msg', 'hello'], { ...box.env, CONFDIR: confDir });
+    expect(client.stdout + client.stderr).not.toMatch(/not initiali[sz]ed|H2 database|NotKnownHost|not known/i);
+    console.log('CLIENT', client.code, client.stdout, client.stderr);
+    expect(client.stdout + client.stderr).toMatch(/partnera|6667|connect/i);
+
     const again = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...h2.args], box.env);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already migrated.*-force/);
