@@ -193,9 +193,8 @@ for (const h2 of H2_JARS) describe.skipIf(!h2Available(h2.jar) && process.env.SV
     // The client commands now use the migrated database: partnera (a database-only partner) is
     // known, so the command gets as far as connecting to it (nothing listens there).
     const client = await runCli('client', ['message', '-to', 'partnera', '-msg', 'hello'], { ...box.env, CONFDIR: confDir });
-    expect(client.stdout + client.stderr).not.toMatch(/not initiali[sz]ed|H2 database|NotKnownHost|not known/i);
-    console.log('CLIENT', client.code, client.stdout, client.stderr);
-    expect(client.stdout + client.stderr).toMatch(/partnera|6667|connect/i);
+    expect(client.stdout + client.stderr).not.toMatch(/not initiali[sz]ed|H2 database|NotKnownHost/i);
+    expect(client.stdout).toMatch(/ConnectionImpossible: cannot connect to partnera at 127\.0\.0\.1:6667/);
 
     const again = await runCli('server', ['migrate', '-from', join(confDir, 'server.xml'), ...h2.args], box.env);
     expect(again.code).toBe(1);
