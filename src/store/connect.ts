@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from './kysely.js';
 import type { Database } from './db-types.js';
 import { adapterOf, TableNames, type DialectAdapter } from './dialects/index.js';
 import { describeCause, StoreError } from './errors.js';

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import type { Compilable, QueryResult } from 'kysely';
+import { CompiledQuery } from './kysely.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './db-types.js';
 

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from './kysely.js';
 import type { Connection } from './connect.js';
 import type { Database } from './db-types.js';
 import { createIndexSql, createTableSql, INDEXES, SVC_INDEXES, TABLES, type TableSpec } from './ddl.js';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from './kysely.js';
 import { connect, type Connection } from './connect.js';
 import type { Database } from './db-types.js';
 import { StoreError } from './errors.js';

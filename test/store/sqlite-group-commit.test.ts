@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../../src/store/kysely.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 

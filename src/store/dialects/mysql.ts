@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, sql } from 'kysely';
+import { Kysely, MysqlDialect, sql } from '../kysely.js';
 import type { Database } from '../db-types.js';
 import { columnDefinition, createSequenceSql } from '../ddl.js';
 import type { ServerSettings } from '../jdbc-url.js';

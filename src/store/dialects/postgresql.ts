@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from '../kysely.js';
 import type pg from 'pg';
 import type { Database } from '../db-types.js';
 import { createSequenceSql } from '../ddl.js';

@@ -22,7 +22,8 @@
  * BEGIN, and other queries wait until COMMIT or ROLLBACK.
  */
 import type SqliteDatabase from 'better-sqlite3';
-import { SqliteDialect, SelectQueryNode, type CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
+import { SqliteDialect, SelectQueryNode } from '../kysely.js';
 import type { DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
 import { SqliteFileGuard } from './sqlite-guard.js';
 

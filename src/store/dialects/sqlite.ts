@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql } from '../kysely.js';
 import { makeDirsSync } from '../../fs/make-dirs.js';
 import { formatLocalTimestamp, readBig } from '../codec.js';
 import type { Database } from '../db-types.js';

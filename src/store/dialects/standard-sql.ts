@@ -1,4 +1,5 @@
-import { sql, type Expression, type InsertQueryBuilder, type InsertResult, type Kysely } from 'kysely';
+import type { Expression, InsertQueryBuilder, InsertResult, Kysely } from 'kysely';
+import { sql } from '../kysely.js';
 import type { Database } from '../db-types.js';
 import type { DialectAdapter } from './adapter.js';
 

@@ -1,4 +1,4 @@
-import { IdentifierNode, OperationNodeTransformer, sql } from 'kysely';
+import { IdentifierNode, OperationNodeTransformer, sql } from '../kysely.js';
 import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, TableNode, UnknownRow } from 'kysely';
 import type { Database } from '../db-types.js';
 

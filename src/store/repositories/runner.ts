@@ -1,4 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
+import { sql } from '../kysely.js';
 import { parseErrorCode } from '../../model/error-code.js';
 import { toUpdatedInfo, UpdatedInfo, type TransferKey, type TransferRecord } from '../../model/transfer.js';
 import { readBig, readBool, readInt, readText, readTs, writeBool, writeTs } from '../codec.js';
