@@ -3,7 +3,6 @@
  * The engine uses `createTaskRegistry`, `validateRuleTasks` (rule load), `tasksFor`/`sideOf` and
  * `runTaskList`, and implements the hooks of `context.ts`.
  */
-import { archiveTasks } from './archive-tasks.js';
 import { BUILTIN_EXECJAVA } from './builtin-plugins.js';
 import { checkTasks } from './check-tasks.js';
 import { execJavaTasks } from './execjava-task.js';
@@ -11,21 +10,52 @@ import { execTasks } from './exec-tasks.js';
 import { fileTasks } from './file-tasks.js';
 import { logTask } from './log-task.js';
 import { snmpTask } from './snmp-task.js';
-import { networkTasks } from './network/index.js';
-import { TaskRegistry, validateRuleTasks, type RuleTaskCheck } from './registry.js';
+import { S3_TASK_TYPES, TaskRegistry, validateRuleTasks, type RuleTaskCheck } from './registry.js';
+import type { TaskImplementation } from './task.js';
 import type { Rule } from '../model/rule.js';
 import { rescheduleTasks } from './reschedule-task.js';
-import { transcodeTasks } from './transcode-task.js';
 import { transferTasks } from './transfer-tasks.js';
 import type { TaskLogger } from './context.js';
 import { loadExtendTaskFactories } from './plugins.js';
+
+/**
+ * The families that need packages of their own (tar, yazl, yauzl and zstd for the archives,
+ * iconv-lite and the charset tables for TRANSCODE, basic-ftp, the AWS SDK and the ICAP client for
+ * the network tasks) load when one of their types first runs: every CLI command and server start
+ * builds a registry, and those modules were about 0.1 s of its CPU (decision 0052). The type names
+ * are listed here; test/tasks/lazy-families.test.ts checks them against the modules' own.
+ */
+export const LAZY_TASK_FAMILIES = {
+  archive: { types: ['TAR', 'ZIP', 'COMPRESS'], load: async () => (await import('./archive-tasks.js')).archiveTasks },
+  transcode: { types: ['TRANSCODE'], load: async () => (await import('./transcode-task.js')).transcodeTasks },
+  network: { types: ['ICAP', 'FTP', ...S3_TASK_TYPES], load: async () => (await import('./network/index.js')).networkTasks },
+} as const satisfies Record<string, { types: readonly string[]; load: () => Promise<Record<string, TaskImplementation>> }>;
+
+/** Implementations of `types` that import their family's module at their first run. */
+function lazyFamily(types: readonly string[], load: () => Promise<Record<string, TaskImplementation>>): Record<string, TaskImplementation> {
+  let family: Promise<Record<string, TaskImplementation>> | undefined;
+  const loaded = (): Promise<Record<string, TaskImplementation>> => {
+    // A failed import is tried again at the next run rather than remembered.
+    family ??= load().catch((err: unknown) => { family = undefined; throw err; });
+    return family;
+  };
+  return Object.fromEntries(types.map((type): [string, TaskImplementation] => [type, {
+    async run(call) {
+      const impl = (await loaded())[type];
+      if (impl === undefined) throw new Error(`task type ${type} is missing from its family's module`);
+      return impl.run(call);
+    },
+  }]));
+}
+
+const lazyFamilies = Object.values(LAZY_TASK_FAMILIES).map(({ types, load }) => lazyFamily(types, load));
 
 /** A registry with every built-in task type and built-in EXECJAVA plug-in. */
 export function createTaskRegistry(): TaskRegistry {
   const registry = new TaskRegistry();
   registry.register('LOG', logTask);
   registry.register('SNMP', snmpTask);
-  for (const family of [fileTasks, checkTasks, archiveTasks, transcodeTasks, execTasks, execJavaTasks, transferTasks, rescheduleTasks, networkTasks]) {
+  for (const family of [fileTasks, checkTasks, execTasks, execJavaTasks, transferTasks, rescheduleTasks, ...lazyFamilies]) {
     for (const [type, impl] of Object.entries(family)) registry.register(type, impl);
   }
   for (const [className, factory] of Object.entries(BUILTIN_EXECJAVA)) registry.registerExecJava(className, factory);
