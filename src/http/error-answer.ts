@@ -45,9 +45,13 @@ export function v2TransferRefusal(err: R66Error): V2Status {
   return new V2Status(restStatusOf(err), {}, err.message);
 }
 
-/** A v1 order's refusal (rest-v1.md §10): 403 for a file outside the rule's directories, else 406; the message as the detail. */
+/**
+ * A v1 order's refusal (rest-v1.md §10): 403 for a file outside the rule's directories, 409 for a
+ * transfer another process runs (operations/running-elsewhere.ts), else 406; the message as the detail.
+ */
 export function v1OrderRefusal(err: R66Error): { code: number; httpStatus?: number; detail: string } {
   if (err.code === ErrorCode.FileNotAllowed) return { code: 403, httpStatus: 403, detail: err.message };
+  if (err.details.reason === 'runningElsewhere') return { code: 409, httpStatus: 409, detail: err.message };
   return { code: 406, detail: err.message };
 }
 

@@ -7,6 +7,7 @@
  * restart of a row that does not run here are the stored orders (stored-orders.ts).
  */
 import type { RunnerRepository } from '../store/index.js';
+import { aliveWindowMs } from '../transfer/alive.js';
 import { TransferEngine } from '../transfer/engine.js';
 import { localFileSystem } from '../transfer/file/local-file-system.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
@@ -24,7 +25,7 @@ export function ordersForEngine(opts: Omit<TransferEngineOptions, 'orders' | 'st
   return new TransferOrders({
     store: { runner: opts.store.runner, rules: opts.rules ?? opts.store.rules, hosts: { get: (id) => opts.pool.partner(id) }, nextTransferId: () => opts.store.nextTransferId() },
     hostId: opts.ownerId ?? opts.identity.hostId, sslHostId: opts.identity.sslHostId, directories: opts.directories, blockSize: opts.limits.blockSize,
-    extraServed: opts.extraServed ?? [], files: opts.files, live,
+    extraServed: opts.extraServed ?? [], files: opts.files, live, aliveWindowMs: aliveWindowMs(opts.limits.timeoutCon, opts.aliveWindowMs),
   });
 }
 

@@ -12,4 +12,6 @@ export { newTransferRecord, modeOf, throughVariant, hasFollow, type NewRecordInp
 export { stopOrCancelStored, restartStored, workFileOf, type OrderResult } from './stored-orders.js';
 export { engineWithOrders, ordersForEngine, storedOrdersOf } from './engine-orders.js';
 export { partnerOrderHandlers, registerPartnerOrders, TRANSFER_ORDERS, type OrderAuthority, type PartnerOrdersDeps } from './partner-orders.js';
+export { aliveWindowMs } from '../transfer/alive.js';
+export { runningElsewhere, elsewhereRefusal } from './running-elsewhere.js';
 export { resolveOrderFile, sendRoots, receiveRoots, policyRefusal, ANY_READABLE_FILE, remoteReadable } from './order-files.js';

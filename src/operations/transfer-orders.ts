@@ -6,8 +6,10 @@
  * interrupted, "send now" runs) or without one (a client writing into the server's database: the
  * stored row is changed the way the engine changes a row that is not running).
  *
- * Refusals are TransferErrors (src/model/transfer-error.ts): their code gives the wire code, the
- * HTTP status and the exit code.
+ * Refusals are R66Errors (src/model/r66-error.ts): their code gives the wire code, the HTTP status
+ * and the exit code. Stop, cancel, restart and the table editor's edits of a RUNNING row that
+ * another live process runs (a CLI client on this database, another cluster member) are refused
+ * with QueryStillRunning, reason `runningElsewhere` (running-elsewhere.ts, issue 35 item 2).
  */
 import type { DirectoryConfig } from '../config/index.js';
 import { ErrorCode } from '../model/error-code.js';
@@ -27,6 +29,8 @@ import { localFileSystem } from '../transfer/file/local-file-system.js';
 import type { TransferFileSystem } from '../transfer/file/storage.js';
 import { removeQuietly } from '../transfer/placement.js';
 import { keyOf, refusalOf, restartStored, stopOrCancelStored, workFileOf, type OrderResult } from './stored-orders.js';
+import { elsewhereRefusal, runningElsewhere } from './running-elsewhere.js';
+import { aliveWindowMs } from '../transfer/alive.js';
 
 /** What a cleaned row's file name starts with (web-ui.md §2 CancelClean), as the original writes it. */
 export const FILE_DELETED_MARK = '###FILE DELETED### ';
@@ -92,6 +96,12 @@ export interface TransferOrdersOptions {
   /** The engine, in a process that runs transfers. */
   live?: LiveTransfers | (() => LiveTransfers | undefined);
   now?: () => Date;
+  /**
+   * How long after its last write a RUNNING row this process does not run counts as run by a live
+   * process elsewhere (transfer/alive.ts aliveWindowMs(timeoutcon)): stop, cancel, restart and the
+   * table editor's edits of such a row are refused (running-elsewhere.ts). Default 60 s.
+   */
+  aliveWindowMs?: number;
 }
 
 /**
@@ -380,6 +390,7 @@ export class TransferOrders {
   async restart(ref: TransferRef, at?: Date): Promise<OrderResult> {
     const live = this.live;
     const key = this.key(ref);
+    await this.refuseIfRunningElsewhere(ref, key);
     if (live !== undefined) {
       const result = await live.restart(ref, at);
       const record = await this.opts.store.runner.get(key);
@@ -441,7 +452,8 @@ export class TransferOrders {
   /**
    * Delete (REST v2 DELETE, rest-v2.md §10.6): the row is removed. Unknown, or still in its
    * initial state (GLOBALSTEP and GLOBALLASTSTEP NOTASK): `unknownTransfer`; running on this
-   * host: QueryStillRunning (the engine still writes that row). Nothing is removed when refused.
+   * host or in another live process: QueryStillRunning (that process still writes the row).
+   * Nothing is removed when refused.
    */
   async remove(ref: TransferRef): Promise<TransferRecord> {
     const key = this.key(ref);
@@ -450,6 +462,7 @@ export class TransferOrders {
       throw new R66Error(ErrorCode.Internal, `transfer ${ref.specialId} with ${ref.requested} is not in the database or not started`, { details: { reason: 'unknownTransfer' } });
     }
     if (this.live?.isRunning(ref) === true) throw new R66Error(ErrorCode.QueryStillRunning, `transfer ${ref.specialId} is running: stop it first`);
+    this.refuseIfElsewhere(ref, record);
     await this.opts.store.runner.delete(keyOf(record));
     return record;
   }
@@ -501,6 +514,7 @@ export class TransferOrders {
   }
 
   private async writeEdit(stored: TransferRecord, edit: RowEdit): Promise<TransferRecord> {
+    this.refuseIfElsewhere(stored, stored);
     const { idRule, retrieveMode, ...fields } = edit.fields;
     // IDRULE and RETRIEVEMODE are the row's from its insert (the store writes them only then).
     if ((idRule !== undefined && idRule !== stored.idRule) || (retrieveMode !== undefined && retrieveMode !== stored.retrieveMode)) {
@@ -518,6 +532,20 @@ export class TransferOrders {
     await checkRowFile(row, await this.opts.store.rules.get(row.idRule), this.opts.directories, ownIds, this.opts.extraServed ?? []);
   }
 
+  /**
+   * The refusal of an order on a RUNNING row another live process runs (running-elsewhere.ts):
+   * that process would not see it, so nothing is written (no mark it overwrites, no second run).
+   */
+  private refuseIfElsewhere(ref: TransferRef, stored: TransferRecord): void {
+    const seconds = runningElsewhere(stored, this.live?.isRunning(ref) ?? false, this.now(), this.opts.aliveWindowMs ?? aliveWindowMs(30_000));
+    if (seconds !== undefined) throw elsewhereRefusal(ref.specialId, seconds);
+  }
+
+  private async refuseIfRunningElsewhere(ref: TransferRef, key: TransferKey): Promise<void> {
+    const stored = await this.opts.store.runner.get(key);
+    if (stored !== undefined) this.refuseIfElsewhere(ref, stored);
+  }
+
   private key(ref: TransferRef): TransferKey {
     return { specialId: ref.specialId, requester: ref.requester, requested: ref.requested, ownerReq: this.opts.hostId };
   }
@@ -525,6 +553,7 @@ export class TransferOrders {
   private async interrupt(ref: TransferRef, kind: 'stop' | 'cancel'): Promise<OrderResult> {
     const live = this.live;
     const key = this.key(ref);
+    await this.refuseIfRunningElsewhere(ref, key);
     if (live !== undefined) {
       const result = await (kind === 'stop' ? live.stop(ref) : live.cancel(ref));
       const record = await this.opts.store.runner.get(key);

@@ -6,7 +6,7 @@
  * (before any REST listener starts) to its stop (after every REST listener stopped).
  */
 import { RestListener, type BandwidthControl, type LiveLimits, type RestServices, type TransferControl } from '../http/index.js';
-import { remoteReadable, TransferOrders } from '../operations/index.js';
+import { aliveWindowMs, remoteReadable, TransferOrders } from '../operations/index.js';
 import type { TaskRegistry } from '../tasks/index.js';
 import type { TransferEngine } from '../transfer/index.js';
 import type { TransferService } from './transfer-service.js';
@@ -43,6 +43,7 @@ export function liveRestServices(runtime: ServerRuntime, live: RestLiveParts): (
       orders: new TransferOrders({
         store: runtime.store, hostId: runtime.config.hostId, sslHostId: runtime.config.sslHostId, directories: runtime.config.directories,
         blockSize: runtime.config.limits.blockSize, extraServed: remoteReadable(runtime.config.directories), live: () => transfers, now: () => new Date(),
+        aliveWindowMs: aliveWindowMs(runtime.config.limits.timeoutCon),
       }),
       business: live.business,
       fileMonitors: live.business,

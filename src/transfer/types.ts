@@ -81,6 +81,8 @@ export interface TransferEngineOptions<O extends EngineOrders = EngineOrders> {
   ownerId?: string;
   /** Most blocks between two saves of RANK (default 1024); RANK is also saved every second. */
   rankSaveBlocks?: number;
+  /** The alive window of a running row (alive.ts; default max(60 s, 2 × timeoutcon)): tasks keep the row fresher than it. Tests shorten it. */
+  aliveWindowMs?: number;
   /** Large received files written around the page cache (file/direct-writer.ts); default `SVC_R66_DIRECT_WRITES`, on. */
   directWrites?: boolean;
   /**

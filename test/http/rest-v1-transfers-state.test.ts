@@ -60,10 +60,18 @@ describe(`REST v1 /transfers through the state machine (${dbc.name})`, () => {
     expect((await create('303', { GLOBALSTEP: 2, GLOBALLASTSTEP: 2, RANK: 3 })).status).toBe(200);
     await setStoredRow(h.store.runner, key('303'), { updatedInfo: UpdatedInfo.RUNNING });
     const running = await h.store.runner.get(key('303'));
+    // Written just now by a process that runs it (not this one): a conflict, said plainly (issue 35 item 2).
     const res = await call('PUT', `/transfers/303${q}`, { body: '{"RANK":9}' });
-    expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ code: 400, detail: expect.stringContaining('RUNNING') as unknown });
+    expect(res.status).toBe(409);
+    expect(res.json()).toMatchObject({ code: 409, detail: expect.stringContaining('RUNNING in another process') as unknown });
     expect(await h.store.runner.get(key('303'))).toEqual(running);
+    // Its writer silent past the alive window: the state machine's refusal of a RUNNING row.
+    await setStoredRow(h.store.runner, key('303'), { updatedInfo: UpdatedInfo.RUNNING, stop: new Date(Date.now() - 120_000) });
+    const stale = await h.store.runner.get(key('303'));
+    const late = await call('PUT', `/transfers/303${q}`, { body: '{"RANK":9}' });
+    expect(late.status).toBe(400);
+    expect(late.json()).toMatchObject({ code: 400, detail: expect.stringContaining('RUNNING') as unknown });
+    expect(await h.store.runner.get(key('303'))).toEqual(stale);
 
     await setStoredRow(h.store.runner, key('303'), { globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk, updatedInfo: UpdatedInfo.DONE });
     const done = await h.store.runner.get(key('303'));

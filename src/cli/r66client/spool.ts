@@ -9,7 +9,7 @@ import { isSendMode } from '../../model/rule.js';
 import { R66Error } from '../../model/r66-error.js';
 import { defaultName, normaliseElapse, watchersOf, type WatcherConfig } from '../../watch/config.js';
 import { WatchDaemon } from '../../watch/daemon.js';
-import { TransferOrders } from '../../operations/index.js';
+import { aliveWindowMs, TransferOrders } from '../../operations/index.js';
 import type { TransferEngine } from '../../transfer/index.js';
 import { ServiceOrders } from '../../watch/watch-orders.js';
 import { compileRegex } from '../../watch/scanner.js';
@@ -126,7 +126,7 @@ function watchOrders(session: ClientSession, watched: string[]): ServiceOrders {
   let engine: TransferEngine | undefined;
   const service = new TransferOrders({
     store: session.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
-    partner: (id) => session.partner(id), extraServed: watched, live: () => engine,
+    partner: (id) => session.partner(id), extraServed: watched, live: () => engine, aliveWindowMs: aliveWindowMs(config.limits.timeoutCon),
   });
   return new ServiceOrders({
     service, store: session.store, realHostId: session.realHostId,

@@ -7,7 +7,7 @@ import { ErrorCode } from '../../model/error-code.js';
 import { isSendMode, type Rule } from '../../model/rule.js';
 import type { TransferRecord } from '../../model/transfer.js';
 import { R66Error } from '../../model/r66-error.js';
-import { ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../../operations/index.js';
+import { aliveWindowMs, ANY_READABLE_FILE, asOrderError, TransferOrders, type TransferOrder } from '../../operations/index.js';
 import { StoreError } from '../../store/index.js';
 import { UsageError } from '../cli-error.js';
 import { expandLocalFiles, expandRemote, unescapeWildcards, type LocalFile } from './files.js';
@@ -33,7 +33,7 @@ function ordersOf(session: ClientSession): TransferOrders {
   return new TransferOrders({
     store: session.store, hostId: config.hostId, sslHostId: config.sslHostId, directories: config.directories, blockSize: config.limits.blockSize,
     // A local submission: any file this process can read, as the original (operations/order-files.ts).
-    partner: (id) => session.partner(id), extraServed: ANY_READABLE_FILE,
+    partner: (id) => session.partner(id), extraServed: ANY_READABLE_FILE, aliveWindowMs: aliveWindowMs(config.limits.timeoutCon),
   });
 }
 

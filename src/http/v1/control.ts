@@ -31,7 +31,12 @@ async function restart(ctx: RestListenerContext, id: V1Identity, p: JsonCommandO
   if (!hasRole(id.roles, Role.TRANSFER) && !isSelf(ctx, id)) return { code: 401, httpStatus: 401, command, model, detail: 'role TRANSFER required' };
   const key = keyOf(ctx, p);
   if (key === undefined) return { code: 406, command, model, results: [packetJson(p)], detail: `${ErrorCode.IncorrectCommand.meaning}: requester, requested and specialid are required` };
-  const result = await ctx.services.orders.restart(key, p.restarttime === null ? undefined : new Date(p.restarttime));
+  let result;
+  try {
+    result = await ctx.services.orders.restart(key, p.restarttime === null ? undefined : new Date(p.restarttime));
+  } catch (err) {
+    return { ...v1OrderRefusal(asOrderError(err)), command, model, results: [packetJson(p)] };
+  }
   return { code: RESTART_OK.has(result.code.char) ? 200 : 406, command, model, results: [packetJson(p)], detail: result.message };
 }
 
@@ -41,7 +46,12 @@ async function stopOrCancel(ctx: RestListenerContext, id: V1Identity, p: JsonCom
   const key = keyOf(ctx, p);
   if (key === undefined) return { code: 404, command, model, results: [packetJson(p)], detail: 'requester, requested and specialid are required' };
   // Sub-type 10 cancels, anything else stops (the Java client sends 9 or 10).
-  const result = await (p.requestUserPacket === 10 ? ctx.services.orders.cancel(key) : ctx.services.orders.stop(key));
+  let result;
+  try {
+    result = await (p.requestUserPacket === 10 ? ctx.services.orders.cancel(key) : ctx.services.orders.stop(key));
+  } catch (err) {
+    return { ...v1OrderRefusal(asOrderError(err)), command, model, results: [packetJson(p)] };
+  }
   return { code: 200, command, model, results: [packetJson(p)], detail: result.code.meaning };
 }
 

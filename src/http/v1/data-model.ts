@@ -65,7 +65,8 @@ export async function runDataModel(ctx: RestListenerContext, model: DataModel, m
     if (item === undefined) return { code: 404, command, detail: `${model.model} ${id ?? ''} not found` };
     return { code: 200, command, answer: item, ...(note ? { detail: note } : {}) };
   } catch (err) {
-    if (err instanceof ModelError) return { code: err.code, command, detail: err.detail };
+    // A conflict (a transfer another process runs) is answered 409 as well as said in the body.
+    if (err instanceof ModelError) return { code: err.code, command, detail: err.detail, ...(err.code === 409 ? { httpStatus: 409 } : {}) };
     // A database refusal (constraint, size) is the user's input: 400 without driver details.
     if (err instanceof StoreError) {
       ctx.services.log.warn({ base: model.base, err: err.message }, 'REST v1 database refusal');

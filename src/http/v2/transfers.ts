@@ -152,8 +152,18 @@ async function add(req: V2Request) {
  */
 async function interrupt(req: V2Request, record: TransferRecord, kind: 'stop' | 'cancel'): Promise<TransferRecord> {
   const { orders } = req.ctx.services;
-  const result = await (kind === 'stop' ? orders.stop(record) : orders.cancel(record));
+  const result = await refused(() => (kind === 'stop' ? orders.stop(record) : orders.cancel(record)));
   return result.record ?? record;
+}
+
+/** An order the service refuses (a transfer another process runs: 409) as its v2 answer. */
+async function refused<T>(order: () => Promise<T>): Promise<T> {
+  try {
+    return await order();
+  } catch (err) {
+    if (!(err instanceof R66Error)) throw err;
+    throw v2TransferRefusal(err);
+  }
 }
 
 async function stopOrCancel(req: V2Request, kind: 'stop' | 'cancel') {
@@ -163,18 +173,13 @@ async function stopOrCancel(req: V2Request, kind: 'stop' | 'cancel') {
 /** Restart (§10.6): a running transfer is stopped first, then the row goes back to its restart point. */
 async function restart(req: V2Request) {
   const stopped = await interrupt(req, await findTransfer(req), 'stop');
-  const result = await req.ctx.services.orders.restart(stopped);
+  const result = await refused(() => req.ctx.services.orders.restart(stopped));
   return json(200, transferToJson(result.record ?? stopped));
 }
 
 /** Delete (§10.6) through the order service: initial state 404, running on this host 409. */
 async function remove(req: V2Request) {
-  try {
-    await req.ctx.services.orders.remove(await findTransfer(req));
-  } catch (err) {
-    if (!(err instanceof R66Error)) throw err;
-    throw v2TransferRefusal(err);
-  }
+  await refused(async () => req.ctx.services.orders.remove(await findTransfer(req)));
   return { status: 204 };
 }
 

@@ -14,7 +14,6 @@ import { field, html, Html, notice, table } from '../html.js';
 import { flag, intParam, text, type Params } from '../params.js';
 import { rowAttrs, TRANSFER_HEADERS, transferCells } from '../transfer-rows.js';
 import type { PageAnswer, PageRequest } from './context.js';
-import { elsewhereRefusal, runningElsewhere } from './elsewhere.js';
 import { filterForm, filterParams, hiddenFields, parseFilter, parseFreeDate } from './filter.js';
 import { transferPage } from '../transfer-page.js';
 
@@ -110,11 +109,8 @@ export async function listingPage(r: PageRequest): Promise<PageAnswer> {
 
 async function order(r: PageRequest, action: RowAction, ref: TransferKey): Promise<{ ok: boolean; message: string; record?: TransferRecord }> {
   const { orders } = r.ctx;
-  const { rest } = r.ctx.services;
   try {
-    const stored = await rest.store.runner.get(ref);
-    const elsewhere = stored === undefined ? undefined : runningElsewhere(stored, rest.transfers?.isRunning(stored) ?? false, rest.now(), rest.config.limits.timeoutCon);
-    if (elsewhere !== undefined) return { ok: false, message: elsewhereRefusal(action, ref.specialId, elsewhere), record: stored! };
+    // A transfer another process runs is refused by the order service (running-elsewhere.ts), with its reason.
     const res = action === 'Stop' ? await orders.stop(ref) : action === 'Cancel' ? await orders.cancel(ref)
       : action === 'CancelClean' ? await orders.cancelAndClean(ref) : await orders.restart(ref);
     const ok = res.code === ErrorCode.CompleteOk || res.code === ErrorCode.PreProcessingOk;

@@ -31,7 +31,7 @@ export interface DataModel {
 
 /** A refusal answered as the JSON envelope with HTTP status = code (400 bad input, 404 not found). */
 export class ModelError extends Error {
-  constructor(readonly code: 400 | 404, readonly detail: string) {
+  constructor(readonly code: 400 | 404 | 409, readonly detail: string) {
     super(detail);
     this.name = 'ModelError';
   }

@@ -112,6 +112,8 @@ async function edited<T>(id: bigint, write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (isIllegalTransition(err) || (err instanceof R66Error && (err.details.reason === 'fixedColumn' || err.code === ErrorCode.FileNotAllowed))) throw new ModelError(400, `transfer ${id}: ${err.message}`);
+    // Another process runs it (operations/running-elsewhere.ts): the row is left to that process.
+    if (err instanceof R66Error && err.details.reason === 'runningElsewhere') throw new ModelError(409, err.message);
     throw err;
   }
 }
