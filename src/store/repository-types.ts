@@ -127,7 +127,8 @@ export type WrittenChange = TransferStateChange & { stop: Date };
  *   {@link saveMoves}, the moves the engine's RunnerRow computed in memory (several staged moves
  *   in one statement); {@link resetInterrupted}/{@link markFinishedAsDone}, the set-based moves;
  * - a named non-state update: {@link updateRank} (progress), {@link updateInfo} (the transfer
- *   information), {@link reschedule} (the next start), {@link updateFilename} (the file a clean deleted);
+ *   information), {@link reschedule} (the next start), {@link updateFilename} (the file a clean deleted),
+ *   {@link updateAlive} (the heartbeat of a running transfer: STOPTRANS);
  * - removal: {@link delete} (remove order), {@link deleteWhere} (purge).
  * No method saves a whole row over a stored one: a state column is only written as a move computed it.
  */
@@ -171,6 +172,11 @@ export interface RunnerRepository {
   reschedule(key: TransferKey, at: Date, transferInfo?: string): Promise<boolean>;
   /** FILENAME alone (cancel and clean names the deleted file, web-ui.md §2). */
   updateFilename(key: TransferKey, filename: string): Promise<boolean>;
+  /**
+   * STOPTRANS alone: the heartbeat of a transfer running long tasks without other writes
+   * (transfer/persistence.ts RunnerRow.keepFresh()), so other processes see it alive (transfer/alive.ts).
+   */
+  updateAlive(key: TransferKey): Promise<boolean>;
   list(filter?: TransferFilter, options?: TransferListOptions): Promise<TransferRecord[]>;
   count(filter?: TransferFilter): Promise<number>;
   /**

@@ -25,7 +25,7 @@ function movedColumns(moved: StateChange | undefined, fields: RowFields): Transf
   return change;
 }
 
-type NamedWrites = Pick<RunnerRepository, 'move' | 'saveMoves' | 'updateRank' | 'updateInfo' | 'reschedule' | 'updateFilename'>;
+type NamedWrites = Pick<RunnerRepository, 'move' | 'saveMoves' | 'updateRank' | 'updateInfo' | 'reschedule' | 'updateFilename' | 'updateAlive'>;
 
 export abstract class RunnerWrites implements NamedWrites {
   /** Writes the given columns of the row of `key`, STOPTRANS = `change.stop` or now; false when no row. */
@@ -55,5 +55,10 @@ export abstract class RunnerWrites implements NamedWrites {
 
   updateFilename(key: TransferKey, filename: string): Promise<boolean> {
     return this.writeColumns(key, { filename });
+  }
+
+  updateAlive(key: TransferKey): Promise<boolean> {
+    // No column but STOPTRANS, which every write stamps.
+    return this.writeColumns(key, {});
   }
 }

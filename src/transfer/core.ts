@@ -44,6 +44,8 @@ export interface EngineCore {
   ownerId: string;
   nextTransferId(): Promise<bigint>;
   rankSaveBlocks: number;
+  /** How long a RUNNING row counts as alive after its last write (alive.ts); tasks keep it fresher. Default from limits.timeoutCon. */
+  aliveWindowMs?: number;
   /** Large new work files written with O_DIRECT (file/direct-writer.ts). */
   directWrites: boolean;
   /** Where the transfers' files live (TransferEngineOptions.files): every file operation of a transfer goes through it. */

@@ -20,6 +20,7 @@ import { handleRequest } from './requested.js';
 import { runRequester, type FirstAttempt } from './requester.js';
 import { UnrecordedEnds } from './unrecorded-ends.js';
 import { BandwidthShaper } from './shaper.js';
+import { aliveWindowMs } from './alive.js';
 import type { ThroughStream } from './through.js';
 import type {
   AttemptSignals, BandwidthLimits, ControlResult, EngineOrders, TransferEngineEvents, TransferEngineOptions, TransferOutcome, TransferProgress, TransferRef, TransferRequest,
@@ -67,6 +68,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       ownerId: this.ownerId,
       nextTransferId: () => opts.store.nextTransferId(),
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
+      aliveWindowMs: aliveWindowMs(opts.limits.timeoutCon, opts.aliveWindowMs),
       directWrites: opts.directWrites ?? directWritesFrom(process.env),
       files: opts.files ?? localFileSystem,
       hooksFor: (record) => this.hooksFor(record),

@@ -80,6 +80,9 @@ export class RunnerRow {
   /** The first write of this row that failed (RowWriteError): later writes are refused with it. */
   writeFailure: RowWriteError | null = null;
 
+  /** When this object last wrote the row (ms since the epoch): keepFresh() writes only after a silence. */
+  private lastWrite = Date.now();
+
   /** True when a staged change waits for the next write. */
   get hasPending(): boolean {
     return this.pending !== null || this.pendingAll || !this.inserted;
@@ -117,10 +120,38 @@ export class RunnerRow {
     if (this.writeFailure !== null) throw this.writeFailure;
     try {
       await run();
+      this.lastWrite = Date.now();
     } catch (err) {
       if (this.writeFailure === null) this.writeFailure = new RowWriteError(err);
       throw this.writeFailure;
     }
+  }
+
+  /**
+   * Keeps the row's STOPTRANS fresh while long work runs without writes (tasks: an EXEC of five
+   * minutes), so other processes see the transfer alive (alive.ts) and refuse orders they could not
+   * carry out, never starting a second run (issue 35 item 2). A STOPTRANS-only write
+   * (`runner.updateAlive`) once `everyMs` passed since this row's last write, none while other
+   * writes come. A failed heartbeat is not the transfer's failure: its next own write tells.
+   * Returns the stop, which waits for a heartbeat in flight (no write after it).
+   */
+  keepFresh(everyMs: number): () => Promise<void> {
+    let inFlight: Promise<void> | null = null;
+    const beat = (): void => {
+      if (inFlight !== null || !this.inserted || this.writeFailure !== null || Date.now() - this.lastWrite < everyMs) return;
+      const at = Date.now();
+      inFlight = this.runner.updateAlive(this.key).then(() => {
+        this.lastWrite = at;
+      }, () => undefined).finally(() => {
+        inFlight = null;
+      });
+    };
+    const timer = setInterval(beat, Math.max(1, Math.floor(everyMs / 4)));
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await inFlight;
+    };
   }
 
   /** Writes what is staged, in one statement; nothing when nothing is. */

@@ -28,7 +28,7 @@ import { requestedRecord } from './new-record.js';
  * side keeps its state in memory and writes nothing.
  */
 const SELF_REQUEST_ROW = {
-  insert: async () => undefined, saveMoves: async () => true, updateRank: async () => true, updateInfo: async () => true,
+  insert: async () => undefined, saveMoves: async () => true, updateRank: async () => true, updateInfo: async () => true, updateAlive: async () => true,
 } as unknown as EngineCore['runner'];
 
 function answerWith(p: RequestPacket, code: ErrorCodeInfo): RequestPacket {

@@ -21,6 +21,7 @@ import { runTaskList, tasksFor, type TaskContext, type TaskListOutcome, type Tas
 import type { EngineCore } from './core.js';
 import { isDatabaseUnavailable } from '../store/index.js';
 import { RowWriteError, RunnerRow } from './persistence.js';
+import { aliveWindowMs, heartbeatMs } from './alive.js';
 import { removeQuietly, type RuleDirectories } from './placement.js';
 import type { SessionShaper } from './shaper.js';
 import type { ThroughStream } from './through.js';
@@ -192,13 +193,20 @@ export class TransferSession {
     // No context for an empty list: most rules have none, and it is built for every step.
     if (list.length === 0) return { status: 'success', warning: false, rescheduled: false };
     const ctx = this.taskContext(step, error);
-    const outcome = await runTaskList(list, ctx, {
-      registry: this.core.tasks,
-      startIndex,
-      onTaskStart: async (index) => {
-        if (step !== 'error') await this.row.set({ step: index });
-      },
-    });
+    // Tasks may run for minutes without a write: the row stays fresh so other processes see it alive.
+    const stopFresh = this.row.keepFresh(heartbeatMs(aliveWindowMs(this.core.limits.timeoutCon, this.core.aliveWindowMs)));
+    let outcome: TaskListOutcome;
+    try {
+      outcome = await runTaskList(list, ctx, {
+        registry: this.core.tasks,
+        startIndex,
+        onTaskStart: async (index) => {
+          if (step !== 'error') await this.row.set({ step: index });
+        },
+      });
+    } finally {
+      await stopFresh();
+    }
     this.file = ctx.currentFile;
     await this.row.saveAll();
     return { ...outcome, rescheduled: ctx.rescheduled };

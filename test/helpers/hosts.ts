@@ -50,6 +50,8 @@ export interface HostOptions {
   globalDigest?: boolean;
   /** Blocks between two RANK saves (default 16). */
   rankSaveBlocks?: number;
+  /** The alive window of running rows (src/transfer/alive.ts; default max(60 s, 2 x timeoutcon)). */
+  aliveWindowMs?: number;
   /** Task registry (default: the built-in types); tests of plug-ins pass their own. */
   tasks?: TaskRegistry;
   /** Extra task hooks (RESTART's restarter). */
@@ -129,6 +131,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
   const engine = engineWithOrders({
     identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: opts.tasks ?? createTaskRegistry(), logger: silent, rankSaveBlocks: opts.rankSaveBlocks ?? 16,
     ...(opts.hooks ? { hooks: opts.hooks } : {}), ...(files.engineFiles ? { files: files.engineFiles } : {}),
+    ...(opts.aliveWindowMs !== undefined ? { aliveWindowMs: opts.aliveWindowMs } : {}),
   });
   const listener = new R66Listener(ctx, { port: 0 });
   await listener.start();

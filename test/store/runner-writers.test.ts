@@ -25,7 +25,7 @@ const NAMED_WRITES = [
   // moves of the state machine: checked by the store, the engine's staged ones, the set-based ones
   'move', 'saveMoves', 'resetInterrupted', 'markFinishedAsDone',
   // named non-state updates
-  'updateRank', 'updateInfo', 'reschedule', 'updateFilename',
+  'updateRank', 'updateInfo', 'reschedule', 'updateFilename', 'updateAlive',
   // removal and purge
   'delete', 'deleteWhere',
 ];
