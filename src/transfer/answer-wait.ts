@@ -22,24 +22,34 @@ export async function awaitAnswer(s: TransferSession, what: string): Promise<Pac
   if (!(period > 0)) return answer;
   const connection = s.channel.connection;
   const started = Date.now();
-  for (let periods = 1; ; periods++) {
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), period)));
-    try {
-      const p = await Promise.race([answer, silent]);
-      if (p !== null) return p;
-    } finally {
-      clearTimeout(timer);
+  // A long wait (the partner's tasks) writes nothing: the row is kept alive for other processes
+  // (alive.ts) from the first silent period on; the usual quick answer costs nothing.
+  let stopFresh: (() => Promise<void>) | null = null;
+  try {
+    for (let periods = 1; ; periods++) {
+      let timer: NodeJS.Timeout | undefined;
+      const silent = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), period)));
+      try {
+        const p = await Promise.race([answer, silent]);
+        if (p !== null) return p;
+      } finally {
+        clearTimeout(timer);
+      }
+      const id = String(s.record.specialId);
+      if (periods === 1) {
+        s.logger.info({ id, partner: s.partner.hostId, ms: period }, `no ${what} within timeoutcon: waiting for the end, the connection checked every timeoutcon`);
+        stopFresh = s.keepRowFresh();
+      }
+      if (!(await connectionAnswers(connection, period))) {
+        const err = disconnected(`no ${what} for ${Date.now() - started} ms and no answer to KeepAlive within ${period} ms`);
+        s.logger.warn({ id, partner: s.partner.hostId }, err.message);
+        // Every channel of the dead connection ends with this reason, this wait included.
+        connection.close(err);
+        return answer;
+      }
     }
-    const id = String(s.record.specialId);
-    if (periods === 1) s.logger.info({ id, partner: s.partner.hostId, ms: period }, `no ${what} within timeoutcon: waiting for the end, the connection checked every timeoutcon`);
-    if (!(await connectionAnswers(connection, period))) {
-      const err = disconnected(`no ${what} for ${Date.now() - started} ms and no answer to KeepAlive within ${period} ms`);
-      s.logger.warn({ id, partner: s.partner.hostId }, err.message);
-      // Every channel of the dead connection ends with this reason, this wait included.
-      connection.close(err);
-      return answer;
-    }
+  } finally {
+    await stopFresh?.();
   }
 }
 

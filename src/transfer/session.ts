@@ -194,7 +194,7 @@ export class TransferSession {
     if (list.length === 0) return { status: 'success', warning: false, rescheduled: false };
     const ctx = this.taskContext(step, error);
     // Tasks may run for minutes without a write: the row stays fresh so other processes see it alive.
-    const stopFresh = this.row.keepFresh(heartbeatMs(aliveWindowMs(this.core.limits.timeoutCon, this.core.aliveWindowMs)));
+    const stopFresh = this.keepRowFresh();
     let outcome: TaskListOutcome;
     try {
       outcome = await runTaskList(list, ctx, {
@@ -210,6 +210,14 @@ export class TransferSession {
     this.file = ctx.currentFile;
     await this.row.saveAll();
     return { ...outcome, rescheduled: ctx.rescheduled };
+  }
+
+  /**
+   * Keeps this transfer's row alive for other processes (alive.ts) until the returned stop: around
+   * the tasks, and the waits for a partner running its own (answer-wait.ts).
+   */
+  keepRowFresh(): () => Promise<void> {
+    return this.row.keepFresh(heartbeatMs(aliveWindowMs(this.core.limits.timeoutCon, this.core.aliveWindowMs)));
   }
 
   /** True when this side has tasks for `step` in its rule. */

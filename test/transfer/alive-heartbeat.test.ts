@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
-import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
+import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
 import { TransferOrders } from '../../src/operations/index.js';
 import { openStore, parseJdbcUrl, type RunnerRepository, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, success } from '../../src/tasks/index.js';
@@ -39,19 +39,20 @@ describe('a transfer running a long task keeps its row alive for other processes
     await closeHosts(a, b);
   });
 
-  it('pre-task 3 windows long: STOPTRANS never older than the window; stop, cancel and restart from another process refused; one run, DONE', async () => {
-    const hold = holdTask();
-    ({ a, b } = await makeHostPair({ tasks: hold.tasks, aliveWindowMs: WINDOW }, {}));
-    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE, { sPreTasks: [{ type: 'HOLD', path: '', delay: 0 }] }));
-    await writeFile(path.join(a.dirs.out, 'f.txt'), 'one run only');
-    const run = a.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
+  /**
+   * Runs a transfer hosta -> hostb whose HOLD task is held for three windows, watching hosta's row
+   * from another process on its database, and gives that process's orders during the hold.
+   */
+  async function heldTransfer(hold: ReturnType<typeof holdTask>): Promise<void> {
+    await writeFile(path.join(a!.dirs.out, 'f.txt'), 'one run only');
+    const run = a!.engine.transfer({ partner: 'hostb', rule: 'send', file: 'f.txt' });
     await hold.started;
     // Another process on hosta's database: a client's order service (no engine), as `svc-r66client` has.
-    other = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${path.join(a.home, 'db.sqlite')}`), { hostId: 'hosta' });
-    const elsewhere = new TransferOrders({ store: other, hostId: 'hosta', directories: a.dirs, blockSize: 65536, aliveWindowMs: WINDOW });
+    other = await openStore(parseJdbcUrl('sqlite', `jdbc:sqlite:${path.join(a!.home, 'db.sqlite')}`), { hostId: 'hosta' });
+    const elsewhere = new TransferOrders({ store: other, hostId: 'hosta', directories: a!.dirs, blockSize: 65536, aliveWindowMs: WINDOW });
     const [row] = await other.runner.list({});
     const key: TransferKey = { specialId: row!.specialId, requester: row!.requester, requested: row!.requested, ownerReq: 'hosta' };
-    expect([row!.updatedInfo, row!.globalStep]).toEqual([UpdatedInfo.RUNNING, TaskStep.PRETASK]);
+    expect(row!.updatedInfo).toBe(UpdatedInfo.RUNNING);
 
     // Watched for three windows while the task runs: the row never looks dead.
     const heldAt = Date.now();
@@ -62,9 +63,9 @@ describe('a transfer running a long task keeps its row alive for other processes
       oldest = Math.max(oldest, Date.now() - r.stop.getTime());
       stamps.add(r.stop.getTime());
       return Date.now() - heldAt > 3 * WINDOW;
-    }, { timeoutMs: 10 * WINDOW, what: 'three windows of the held pre-task' });
+    }, { timeoutMs: 10 * WINDOW, what: 'three windows of the held task' });
     expect(oldest).toBeLessThan(WINDOW);
-    // Cheap: about one write a third of the window (no write while others come), not one per poll.
+    // Cheap: about one write a third of the window (none while others come), not one per poll.
     expect(stamps.size).toBeGreaterThanOrEqual(3);
     expect(stamps.size).toBeLessThanOrEqual(20);
 
@@ -72,7 +73,7 @@ describe('a transfer running a long task keeps its row alive for other processes
       await expect(order()).rejects.toMatchObject({ code: ErrorCode.QueryStillRunning, details: { reason: 'runningElsewhere' } });
     }
     const during = (await other.runner.get(key))!;
-    expect([during.updatedInfo, during.globalStep, during.infoStatus.char]).toEqual([UpdatedInfo.RUNNING, TaskStep.PRETASK, row!.infoStatus.char]);
+    expect([during.updatedInfo, during.globalStep, during.infoStatus.char]).toEqual([UpdatedInfo.RUNNING, row!.globalStep, row!.infoStatus.char]);
 
     hold.release();
     const out = await run;
@@ -81,9 +82,24 @@ describe('a transfer running a long task keeps its row alive for other processes
     expect(done.updatedInfo).toBe(UpdatedInfo.DONE);
     expect(done.stop.getTime()).toBeGreaterThanOrEqual(done.start.getTime());
     expect(await other.runner.count({})).toBe(1);
-    expect(await b.store.runner.count({})).toBe(1);
-    expect((await receivedContent(b.dirs.in, 'f.txt')).toString()).toBe('one run only');
-    expect(await readdir(b.dirs.in)).toHaveLength(1);
+    expect(await b!.store.runner.count({})).toBe(1);
+    expect((await receivedContent(b!.dirs.in, 'f.txt')).toString()).toBe('one run only');
+    expect(await readdir(b!.dirs.in)).toHaveLength(1);
+  }
+
+  it('own pre-task 3 windows long: STOPTRANS never older than the window; stop, cancel and restart from another process refused; one run, DONE', async () => {
+    const hold = holdTask();
+    ({ a, b } = await makeHostPair({ tasks: hold.tasks, aliveWindowMs: WINDOW }, {}));
+    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE, { sPreTasks: [{ type: 'HOLD', path: '', delay: 0 }] }));
+    await heldTransfer(hold);
+  }, 30_000);
+
+  it('waiting while the partner runs a pre-task 3 windows long: the same (the wait for its answer keeps the row alive)', async () => {
+    const hold = holdTask();
+    // hostb holds its receiver pre-task before its Request answer; hosta waits, checking the connection every timeoutcon.
+    ({ a, b } = await makeHostPair({ limits: { timeoutCon: 250 }, aliveWindowMs: WINDOW }, { tasks: hold.tasks }));
+    for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE, { rPreTasks: [{ type: 'HOLD', path: '', delay: 0 }] }));
+    await heldTransfer(hold);
   }, 30_000);
 });
 
