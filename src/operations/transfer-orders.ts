@@ -421,7 +421,7 @@ export class TransferOrders {
    * submission with that id (prepare: partner, rule, file policy), the old row goes and the new one
    * (TOSUBMIT, rank 0) takes its place in one transaction, never neither. A partial file this host
    * was receiving for the old row is removed, since the new row starts from rank 0. Refusals:
-   * QueryStillRunning, QueryAlreadyFinished, or IncorrectCommand when the requested host or the
+   * QueryStillRunning (running here or in another process), QueryAlreadyFinished, or IncorrectCommand when the requested host or the
    * requester (an SSL entry) would change; nothing is written then.
    */
   async replace(stored: TransferRecord, order: Omit<TransferOrder, 'id' | 'partner'>): Promise<TransferRecord> {
@@ -430,6 +430,7 @@ export class TransferOrders {
       throw new R66Error(ErrorCode.IncorrectCommand, `${stored.requester} requested transfer ${stored.specialId}: only transfers this host requested can be replaced`);
     }
     if (this.live?.isRunning(ref) === true) throw new R66Error(ErrorCode.QueryStillRunning, `transfer ${stored.specialId} is running: stop it first`);
+    this.refuseIfElsewhere(ref, stored);
     if (isFinished(stored)) throw new R66Error(ErrorCode.QueryAlreadyFinished, `transfer ${stored.specialId} is finished: create a new one`);
     const record = await this.prepare({ ...order, id: stored.specialId, partner: stored.requested });
     if (record.requester !== stored.requester || record.requested !== stored.requested) {
