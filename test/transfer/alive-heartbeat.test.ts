@@ -10,13 +10,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/model/error-code.js';
 import { TransferMode } from '../../src/model/rule.js';
-import { UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
+import { TaskStep, UpdatedInfo, type TransferKey, type TransferRecord } from '../../src/model/transfer.js';
 import { TransferOrders } from '../../src/operations/index.js';
 import { openStore, parseJdbcUrl, type RunnerRepository, type Store } from '../../src/store/index.js';
 import { createTaskRegistry, success } from '../../src/tasks/index.js';
 import { RunnerRow } from '../../src/transfer/persistence.js';
 import { waitFor } from '../helpers/wait.js';
-import { closeHosts, makeHostPair, receivedContent, rule, type TestHost } from './harness.js';
+import { closeHosts, grantSystemRole, makeHostPair, receivedContent, rule, type TestHost } from './harness.js';
+import { transferRecord } from '../helpers/transfer-record.js';
+import { encodeValidCommand } from '../../src/protocol/index.js';
 
 const WINDOW = 900;
 
@@ -101,6 +103,28 @@ describe('a transfer running a long task keeps its row alive for other processes
     for (const h of [a, b]) await h.addRule(rule('send', TransferMode.SENDMODE, { rPreTasks: [{ type: 'HOLD', path: '', delay: 0 }] }));
     await heldTransfer(hold);
   }, 30_000);
+});
+
+describe('a partner\'s order on a transfer another process runs', () => {
+  let a: TestHost | undefined;
+  let b: TestHost | undefined;
+  afterEach(() => closeHosts(a, b));
+
+  it('a Valid stop from a partner with the SYSTEM role: answered QueryStillRunning with the reason, the row untouched', async () => {
+    ({ a, b } = await makeHostPair());
+    await grantSystemRole(a, b);
+    // A row hosta's engine does not run, written just now (a CLI client of hosta's database runs it).
+    const ref = { specialId: 35_003n, requester: 'hosta', requested: 'hostb' };
+    await a.store.runner.insert(transferRecord(35_003n, { ...ref, ownerReq: 'hosta', updatedInfo: UpdatedInfo.RUNNING, globalStep: TaskStep.TRANSFERTASK, globalLastStep: TaskStep.TRANSFERTASK, rank: 4, stop: new Date() }));
+    const before = await a.row(ref);
+    const { channel } = await b.pool.openChannel('hosta');
+    await channel.send(encodeValidCommand({ cmd: 'stop', ...ref }));
+    const answer = await channel.receive(10_000);
+    channel.close();
+    expect(answer).toMatchObject({ kind: 'error', code: ErrorCode.QueryStillRunning });
+    expect(JSON.stringify(answer)).toContain('RUNNING in another process');
+    expect(await a.row(ref)).toEqual(before);
+  });
 });
 
 describe('RunnerRow.keepFresh', () => {
