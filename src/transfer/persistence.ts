@@ -82,6 +82,10 @@ export class RunnerRow {
 
   /** When this object last wrote the row (ms since the epoch): keepFresh() writes only after a silence. */
   private lastWrite = Date.now();
+  /** Writes of this row under way: a heartbeat never runs beside one. */
+  private writing = 0;
+  /** keepFresh()'s write under way: the row's own writes wait for it (no two writes of one row at once). */
+  private beating: Promise<void> | null = null;
 
   /** True when a staged change waits for the next write. */
   get hasPending(): boolean {
@@ -118,12 +122,16 @@ export class RunnerRow {
    */
   private async write(run: () => Promise<unknown>): Promise<void> {
     if (this.writeFailure !== null) throw this.writeFailure;
+    this.writing++;
     try {
+      if (this.beating !== null) await this.beating;
       await run();
       this.lastWrite = Date.now();
     } catch (err) {
       if (this.writeFailure === null) this.writeFailure = new RowWriteError(err);
       throw this.writeFailure;
+    } finally {
+      this.writing--;
     }
   }
 
@@ -136,21 +144,20 @@ export class RunnerRow {
    * Returns the stop, which waits for a heartbeat in flight (no write after it).
    */
   keepFresh(everyMs: number): () => Promise<void> {
-    let inFlight: Promise<void> | null = null;
     const beat = (): void => {
-      if (inFlight !== null || !this.inserted || this.writeFailure !== null || Date.now() - this.lastWrite < everyMs) return;
+      if (this.beating !== null || this.writing > 0 || !this.inserted || this.writeFailure !== null || Date.now() - this.lastWrite < everyMs) return;
       const at = Date.now();
-      inFlight = this.runner.updateAlive(this.key).then(() => {
+      this.beating = this.runner.updateAlive(this.key).then(() => {
         this.lastWrite = at;
       }, () => undefined).finally(() => {
-        inFlight = null;
+        this.beating = null;
       });
     };
     const timer = setInterval(beat, Math.max(1, Math.floor(everyMs / 4)));
     timer.unref();
     return async () => {
       clearInterval(timer);
-      await inFlight;
+      await this.beating;
     };
   }
 

@@ -1,7 +1,8 @@
 /**
  * The write methods of RUNNER (issue 33 item 2, decision 0047) on every store: a move is checked
  * by the state machine and written with the fields it carries; an illegal one writes nothing; the
- * engine's staged moves and the named non-state updates write their columns and STOPTRANS only.
+ * engine's staged moves and the named non-state updates write their columns and STOPTRANS only,
+ * each one's columns landing when several come at once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,17 @@ async function checkWrites(runner: RunnerRepository): Promise<void> {
   expect({ ...after, stop: before.stop }).toEqual({ ...before, rank: 42, transferInfo: '{"RESCHEDULE":true}', start: at, filename: '###FILE DELETED### /in/final.csv' });
   expect(after.stop.getTime()).toBeGreaterThan(stop.getTime());
   expect(await runner.updateRank({ ...keyOf(running), specialId: 999n }, 1)).toBe(false);
+
+  // The heartbeat of a running transfer (issue 35 item 2): STOPTRANS alone, now.
+  const beforeAlive = (await runner.get(keyOf(running)))!;
+  expect(await runner.updateAlive(keyOf(running))).toBe(true);
+  const alive = (await runner.get(keyOf(running)))!;
+  expect({ ...alive, stop: beforeAlive.stop }).toEqual(beforeAlive);
+  expect(alive.stop.getTime()).toBeGreaterThanOrEqual(beforeAlive.stop.getTime());
+  // Writes of one row at once (a heartbeat beside a task's RESCHEDULE): each one's columns land.
+  expect(await Promise.all([runner.updateAlive(keyOf(running)), runner.updateRank(keyOf(running), 43), runner.updateInfo(keyOf(running), { fileInfo: 'both' }), runner.updateAlive(keyOf(running))]))
+    .toEqual([true, true, true, true]);
+  expect(await runner.get(keyOf(running))).toMatchObject({ rank: 43, fileInfo: 'both' });
 
   // Rows from an export: inserted, or replacing the row with their key.
   const imported = transferRecord(102n, { updatedInfo: UpdatedInfo.DONE, globalStep: TaskStep.ALLDONETASK, globalLastStep: TaskStep.ALLDONETASK, stepStatus: ErrorCode.CompleteOk });

@@ -97,8 +97,26 @@ export class FileRunnerRepository extends RunnerWrites implements RunnerReposito
       .then((l) => l.sort((a, b) => (a.requester + a.requested < b.requester + b.requested ? -1 : 1)));
   }
 
-  /** Every write of columns of a stored row ends here (RunnerWrites: moves and named updates). */
-  protected async writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+  /** The writes of each row under way in this process: a read, change and replace is not atomic. */
+  private readonly writes = new Map<string, Promise<unknown>>();
+
+  /**
+   * Every write of columns of a stored row ends here (RunnerWrites: moves and named updates), one
+   * after the other per row: two at once (a transfer's heartbeat and its RESCHEDULE task, an order)
+   * would each replace the file with the row it read, losing the other's columns.
+   */
+  protected writeColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
+    const file = this.path(key);
+    const run = (this.writes.get(file) ?? Promise.resolve()).then(() => this.replaceColumns(key, change));
+    const tail = run.catch(() => undefined);
+    this.writes.set(file, tail);
+    void tail.then(() => {
+      if (this.writes.get(file) === tail) this.writes.delete(file);
+    });
+    return run;
+  }
+
+  private async replaceColumns(key: TransferKey, change: TransferStateChange): Promise<boolean> {
     const current = await this.get(key);
     if (!current) return false;
     const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) as Partial<TransferRecord>;
