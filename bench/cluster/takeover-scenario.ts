@@ -162,7 +162,15 @@ export async function runTakeoverScenario(o: TakeoverRunOptions): Promise<Takeov
       }
       await restarts[i - o.members];
       const victim = numbers[k] as string;
-      const runningAtKill = await runningOf(o, victim);
+      // The victim must be in the middle of transfers of its own: at the mark it may hold none for
+      // a moment (its slots just freed, the other members' schedulers quicker to take the next
+      // rows), which made the kill test nothing on a fast machine. Wait for it to run one.
+      let runningAtKill = await runningOf(o, victim);
+      for (let waited = 0; runningAtKill === 0; waited += 20) {
+        if (waited > o.finishTimeoutMs || arrived().length === names.length) throw new Error(`member ${k + 1} ran no transfer from ${target} files on (${arrived().length}/${names.length} arrived)`);
+        await sleep(20);
+        runningAtKill = await runningOf(o, victim);
+      }
       const arrivedAtKill = arrived().length;
       const killedAt = Date.now();
       await members[k]?.stop('SIGKILL');
