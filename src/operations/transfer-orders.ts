@@ -478,6 +478,9 @@ export class TransferOrders {
     const { store } = this.opts;
     const existing = await store.runner.get(key);
     if (existing !== undefined) return this.writeEdit(existing, edit);
+    // A new row is written to submit (UPDATEDINFO 3): a new transfer, refused while new transfers
+    // are blocked, as v2's POST. An edit of an existing row is written; the scheduler holds it.
+    this.refuseWhileBlocked();
     const ruleMode = (await store.rules.get(ruleId))?.mode ?? TransferMode.SENDMODE;
     const now = this.now();
     const record = newTransferRecord({

@@ -298,6 +298,17 @@ describe.each(testDialects())('REST v1 actions on $name', (dbc) => {
     expect(h.shutdowns).toEqual([]);
     const block = await call('PUT', '/server', { body: packet(good, false, true) });
     expect(block.json()).toMatchObject({ code: 200, answer: { '@model': 'Server', results: [{ comment: 'Block new request' }] } });
+    // Blocked (the harness has no engine: its block state plugged in as the server's would be): the
+    // table editor's new row, a transfer to submit, is refused 503 as v2's POST; nothing written.
+    const unused = () => Promise.reject(new Error('unused'));
+    h.services.transfers = { isRunning: () => false, stop: unused, cancel: unused, restart: unused, requestsBlocked: true };
+    try {
+      const refused = await call('POST', '/transfers', { body: '{"SPECIALID":"9301","IDRULE":"rule-send","FILENAME":"b.csv","REQUESTER":"hosta","REQUESTED":"hostb"}' });
+      expect([refused.status, refused.json().code, refused.json().detail]).toEqual([503, 503, 'new transfers are blocked on this host (block order): retry once it is unblocked']);
+      expect(await h.store.runner.get({ specialId: 9301n, requester: 'hosta', requested: 'hostb', ownerReq: 'hosta' })).toBeUndefined();
+    } finally {
+      h.services.transfers = undefined;
+    }
     const down = await call('PUT', '/server', { body: packet(good, true, true) });
     expect(down.json()).toMatchObject({ code: 200 });
     await new Promise((r) => setTimeout(r, 20));

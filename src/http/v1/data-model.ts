@@ -11,6 +11,8 @@ import { configurationsModel } from './models/configurations.js';
 import { hostConfigsModel } from './models/hostconfigs.js';
 import { hostsModel } from './models/hosts.js';
 import { ModelError, type DataModel, type ModelArgs } from './models/model.js';
+import { R66Error } from '../../model/r66-error.js';
+import { restStatusOf } from '../error-answer.js';
 import { rulesModel } from './models/rules.js';
 import { transfersModel } from './models/transfers.js';
 import type { V1Request } from './request.js';
@@ -67,6 +69,8 @@ export async function runDataModel(ctx: RestListenerContext, model: DataModel, m
   } catch (err) {
     // A conflict (a transfer another process runs) is answered 409 as well as said in the body.
     if (err instanceof ModelError) return { code: err.code, command, detail: err.detail, ...(err.code === 409 ? { httpStatus: 409 } : {}) };
+    // A new transfer while this host blocks them (BlockRequest): 503, as v2's POST.
+    if (err instanceof R66Error && restStatusOf(err) === 503) return { code: 503, command, detail: err.message };
     // A database refusal (constraint, size) is the user's input: 400 without driver details.
     if (err instanceof StoreError) {
       ctx.services.log.warn({ base: model.base, err: err.message }, 'REST v1 database refusal');
