@@ -12,6 +12,7 @@ import { documentToString, escapeXml, section, el, writeFileAtomic, type XmlOut 
 import { unescapeLenient } from '../config/rule-xml-columns.js';
 import type { HostConfig } from '../model/host-config.js';
 import type { Rule } from '../model/rule.js';
+import { UpdatedInfo } from '../model/transfer.js';
 import { maskRuleSecrets, maskTaskArgument, MaskedSecretError, restoreMaskedSecrets } from '../model/rule-secrets.js';
 import { CURRENT_SCHEMA_VERSION, StoreError, type Store, type TransactionScope } from '../store/index.js';
 import { checkRuleTasks, runsTaskType, type TaskRegistry } from '../tasks/index.js';
@@ -258,7 +259,9 @@ export async function importConfig(ctx: ConfigFilesContext, given: ImportRequest
         const current: HostConfig = (await tx.hostConfigs.get(ctx.hostId)) ?? {
           hostId: ctx.hostId, business: '', roles: '', aliases: '', others: `<root><version>${CURRENT_SCHEMA_VERSION}</version></root>`, updatedInfo: 0,
         };
-        await tx.hostConfigs.upsert({ ...current, ...texts });
+        // UPDATEDINFO 3: the running server (every member of a cluster) applies the new business
+        // list, roles and aliases at its next scheduler turn (database.md §9.2; server/transfer-service.ts).
+        await tx.hostConfigs.upsert({ ...current, ...texts, updatedInfo: UpdatedInfo.TOSUBMIT });
         for (const item of Object.keys(texts) as Array<'business' | 'aliases' | 'roles'>) result[item] = { purged: req[item]!.purge, imported: true };
       }
     });

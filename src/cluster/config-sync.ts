@@ -7,6 +7,8 @@
  * - HOSTCONFIG (business, roles, aliases): counted in the svc row `hostconfig:<host id>`, so a change
  *   of both at once does not mix their counts (the original has one counter for both).
  * HOSTS and RULES need nothing here: every member reads them from the database at each use.
+ * A single server (`members` 1) applies such a row the same way and marks it seen at once, with no
+ * counter (server/transfer-service.ts runs it at each scheduler period).
  */
 import type { Logger } from 'pino';
 import { parseRoleSet, type AliasEntry, type RoleEntry } from '../config/index.js';
@@ -55,6 +57,12 @@ class ChangeSync<T extends { updatedInfo: number }> {
     if (this.applied === text) return false;
     this.opts.apply(row);
     this.applied = text;
+    if (members <= 1) {
+      // A single server: no one else to wait for, no MULTIPLEMONITOR counter to keep.
+      await this.row.markSeen(store);
+      this.opts.logger.info(`changed ${this.row.table} applied`);
+      return true;
+    }
     const key = this.row.counterKey;
     const seen = await store.transaction(async (tx) => {
       const mm = (await tx.multipleMonitors.getForUpdate(key)) ?? { hostId: key, countConfig: 0, countHost: 0, countRule: 0 };

@@ -21,6 +21,9 @@ import { setReceivedFileMode } from '../transfer/placement.js';
 import { TransferScheduler } from '../transfer/scheduler.js';
 import { ClusterMember } from '../cluster/member.js';
 import { applyHostConfig } from '../cluster/config-sync.js';
+import type { HostConfig } from '../model/host-config.js';
+import type { Limits } from '../model/limits.js';
+import { ConfigChangeWatch } from './config-changes.js';
 
 export interface TransferServiceDeps {
   config: ServerConfig;
@@ -38,7 +41,7 @@ export interface TransferServiceDeps {
 
 export class TransferService {
   readonly name = 'transfers';
-  private current: { engine: TransferEngine<TransferOrders>; scheduler: TransferScheduler; cluster?: ClusterMember } | undefined;
+  private current: { engine: TransferEngine<TransferOrders>; scheduler: TransferScheduler; cluster?: ClusterMember; configChanges?: ConfigChangeWatch } | undefined;
 
   constructor(private readonly deps: TransferServiceDeps) {}
 
@@ -91,23 +94,30 @@ export class TransferService {
       engine.bandwidth.set({ writeGlobal: limits.writeGlobalLimit, readGlobal: limits.readGlobalLimit, writeSession: limits.writeSessionLimit, readSession: limits.readSessionLimit });
     }
     const ownIds = [config.hostId, ...(config.sslHostId ? [config.sslHostId] : [])];
-    // A cluster member (multiplemonitors > 1, docs/cluster.md) claims due rows atomically.
+    // A CONFIGURATION row set to UPDATEDINFO 3 is re-applied (database.md §9.2): the limits, and
+    // HOSTCONFIG's business list, roles and aliases of the running configuration.
+    const applyLimits = (l: Limits): void => void engine.bandwidth.set({ writeGlobal: l.writeGlobalLimit, readGlobal: l.readGlobalLimit, writeSession: l.writeSessionLimit, readSession: l.readSessionLimit });
+    const applyHost = (row: HostConfig): void => applyHostConfig(config, row);
+    // A cluster member (multiplemonitors > 1, docs/cluster.md) claims due rows atomically and
+    // applies changed configuration rows once every member has; a single server watches them alone.
     const cluster = config.server.multipleMonitors > 1 ? new ClusterMember({
       hostId: config.hostId, ownIds, store: this.deps.store, logger, takeoverAfterMs: config.server.clusterTakeover,
-      // A CONFIGURATION row set to UPDATEDINFO 3 is re-applied by every member (database.md §9.2).
-      configuration: { members: config.server.multipleMonitors, apply: (l) => engine.bandwidth.set({ writeGlobal: l.writeGlobalLimit, readGlobal: l.readGlobalLimit, writeSession: l.writeSessionLimit, readSession: l.readSessionLimit }) },
-      // HOSTCONFIG too: business list, roles and aliases of the running configuration.
-      hostConfig: { members: config.server.multipleMonitors, apply: (row) => applyHostConfig(config, row) },
+      configuration: { members: config.server.multipleMonitors, apply: applyLimits },
+      hostConfig: { members: config.server.multipleMonitors, apply: applyHost },
       // The clean of finished rows the scheduler runs at a single server's start, one member at a time.
       clean: () => store.runner.markFinishedAsDone(config.hostId),
     }) : undefined;
     await cluster?.start();
+    const configChanges = cluster ? undefined : new ConfigChangeWatch({
+      hostId: config.hostId, store: this.deps.store, periodMs: config.limits.delayCommand, applyLimits, applyHostConfig: applyHost, logger,
+    });
+    configChanges?.start();
     const scheduler = new TransferScheduler({
       engine, runner: store.runner, ownIds, ownerId: config.hostId, periodMs: config.limits.delayCommand, runLimit: config.limits.runLimit,
       retryDelayMs: config.limits.delayRetry, logger, ...(cluster ? { claim: cluster } : {}),
     });
     await scheduler.start();
-    this.current = { engine, scheduler, ...(cluster ? { cluster } : {}) };
+    this.current = { engine, scheduler, ...(cluster ? { cluster } : {}), ...(configChanges ? { configChanges } : {}) };
   }
 
   describe(): string[] {
@@ -119,5 +129,6 @@ export class TransferService {
     this.current = undefined;
     await cur?.scheduler.stop();
     await cur?.cluster?.stop();
+    await cur?.configChanges?.stop();
   }
 }

@@ -177,6 +177,29 @@ describe('configuration import (ConfigImport, role CONFIGADMIN)', () => {
     expect((await rest(a, 'GET', '/v2/rules/byid')).status).toBe(200);
   });
 
+  it('JSON roles file with purge: the roles apply to R66 orders at the next scheduler period, and back again', async () => {
+    const rulesFile = join(conf(), 'byroles.rules.xml');
+    writeFileSync(rulesFile, '<rules><rule><idrule>byroles</idrule><hostids/><mode>1</mode></rule></rules>\n');
+    const importRules = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, rule: rulesFile });
+    const importRoles = async (roles: string): Promise<void> => {
+      const file = join(conf(), 'new.roles.xml');
+      writeFileSync(file, `<roles>${roles}</roles>\n`);
+      const json = newJsonCommand('ConfigImportJsonPacket', { requestUserPacket: 12, roles: file, purgeroles: true });
+      expect(await order(ops, 'hosta', { kind: 'jsonCommand', command: json, result: '', subType: PacketType.CONFIMPORT }))
+        .toMatchObject({ result: 'O', command: { importedroles: true, purgedroles: true } });
+    };
+    // hostd (PARTNER) may not import; once the imported roles give it CONFIGADMIN, it may.
+    expect((await refusal(plain, { kind: 'jsonCommand', command: importRules, result: '', subType: PacketType.CONFIMPORT })).code).toBe(ErrorCode.BadAuthent);
+    await importRoles(ROLES.replace('<roleset>PARTNER</roleset>', '<roleset>PARTNER CONFIGADMIN</roleset>'));
+    await waitFor(async () => (await order(plain, 'hosta', { kind: 'jsonCommand', command: importRules, result: '', subType: PacketType.CONFIMPORT })).kind === 'jsonCommand',
+      { what: "hostd's import accepted once the imported roles apply", timeoutMs: 20_000 });
+    expect((await rest(a, 'GET', '/v2/rules/byroles')).status).toBe(200);
+    // The configuration's roles again: hostd is refused again.
+    await importRoles(ROLES);
+    await waitFor(async () => (await order(plain, 'hosta', { kind: 'jsonCommand', command: importRules, result: '', subType: PacketType.CONFIMPORT })).kind === 'error',
+      { what: "hostd's import refused again", timeoutMs: 20_000 });
+  }, 60_000);
+
   it('a partner without CONFIGADMIN is refused with A', async () => {
     writeFileSync(join(conf(), 'evil.rules.xml'), '<rules><rule><idrule>evil</idrule><hostids/><mode>1</mode></rule></rules>\n');
     const err = await refusal(plain, { kind: 'valid', header: '0 ', middle: `1 ${join(conf(), 'evil.rules.xml')}`, subType: PacketType.CONFIMPORT });

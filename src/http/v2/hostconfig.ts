@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Role } from '../../config/index.js';
 import type { HostConfig } from '../../model/host-config.js';
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../model/product.js';
+import { UpdatedInfo } from '../../model/transfer.js';
 import { CURRENT_SCHEMA_VERSION } from '../../store/index.js';
 import { formatAliases, formatBusiness, formatRoles, parseAliases, parseBusiness, parseRoles } from '../../config/hostconfig-xml.js';
 import { ErrorList, V2BadRequest, V2Code, V2Status } from './errors.js';
@@ -35,6 +36,8 @@ function apply(req: V2Request, base: HostConfig): HostConfig {
   if (b.roles !== undefined) hc.roles = formatRoles(b.roles);
   if (b.aliases !== undefined) hc.aliases = formatAliases(b.aliases);
   if (b.others !== undefined) hc.others = b.others;
+  // Applied by the running server at its next scheduler turn (database.md §9.2).
+  hc.updatedInfo = UpdatedInfo.TOSUBMIT;
   return hc;
 }
 

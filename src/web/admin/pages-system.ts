@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import { formatRoleSet, hasRole, Role } from '../../config/index.js';
 import { normaliseLimits } from '../../http/context.js';
+import { UpdatedInfo } from '../../model/transfer.js';
 import { exportConfigV1, type ConfigItem } from '../../admin/index.js';
 import { notifyBandwidthOrder, notifyBlockOrder, notifyOrder } from '../../monitor/snmp/admin-order-warnings.js';
 import { field, html, Html, notice, select } from '../html.js';
@@ -85,7 +86,8 @@ export async function systemPage(r: PageRequest): Promise<PageAnswer> {
     case 'HostConfig': {
       const old = await store.hostConfigs.get(config.hostId);
       await store.hostConfigs.upsert({ hostId: config.hostId, business: params.BUSINESS ?? old?.business ?? '', roles: params.ROLES ?? old?.roles ?? '',
-        aliases: params.ALIASES ?? old?.aliases ?? '', others: params.OTHER ?? old?.others ?? '', updatedInfo: old?.updatedInfo ?? 0 });
+        // UPDATEDINFO 3: applied by the running server at its next scheduler turn (database.md §9.2).
+        aliases: params.ALIASES ?? old?.aliases ?? '', others: params.OTHER ?? old?.others ?? '', updatedInfo: UpdatedInfo.TOSUBMIT });
       results.push(notice(`${t('hostConfig')}: ${t('done_')}`, true));
       break;
     }
