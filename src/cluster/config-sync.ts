@@ -41,6 +41,12 @@ interface RowAccess<T> {
 class ChangeSync<T extends { updatedInfo: number }> {
   /** The row last applied while it still said 3 (not applied twice while others catch up). */
   private applied: string | undefined;
+  /**
+   * The row this member last counted itself for. Apart from `applied`: a count that failed (two
+   * members' first counts of a new MULTIPLEMONITOR row deadlock on MariaDB, one is rolled back) is
+   * tried again at the next check, else the row would stay at 3 for ever.
+   */
+  private counted: string | undefined;
 
   constructor(private readonly opts: ChangeSyncOptions<T>, private readonly row: RowAccess<T>) {}
 
@@ -51,12 +57,15 @@ class ChangeSync<T extends { updatedInfo: number }> {
     const row = await this.row.read(store);
     if (row === undefined || row.updatedInfo !== UpdatedInfo.TOSUBMIT) {
       this.applied = undefined;
+      this.counted = undefined;
       return false;
     }
     const text = JSON.stringify(row);
-    if (this.applied === text) return false;
-    this.opts.apply(row);
-    this.applied = text;
+    if (this.counted === text) return false;
+    if (this.applied !== text) {
+      this.opts.apply(row);
+      this.applied = text;
+    }
     if (members <= 1) {
       // A single server: no one else to wait for, no MULTIPLEMONITOR counter to keep.
       await this.row.markSeen(store);
@@ -71,6 +80,7 @@ class ChangeSync<T extends { updatedInfo: number }> {
       await tx.multipleMonitors.upsert({ ...mm, countConfig: n >= members ? 0 : n });
       return n;
     });
+    this.counted = text;
     this.opts.logger.info({ seen, of: members }, `cluster: changed ${this.row.table} applied`);
     return true;
   }
