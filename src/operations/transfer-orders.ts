@@ -546,6 +546,8 @@ export class TransferOrders {
   }
 
   private async refuseIfRunningElsewhere(ref: TransferRef, key: TransferKey): Promise<void> {
+    // A transfer this process runs is no one else's: no read of its row for that.
+    if (this.live?.isRunning(ref) === true) return;
     const stored = await this.opts.store.runner.get(key);
     if (stored !== undefined) this.refuseIfElsewhere(ref, stored);
   }
