@@ -39,9 +39,10 @@ export function resolveStoredPath(stored: string, roots: StoredPathRoots): strin
 }
 
 /**
- * True when a name may be the original's form below a directory of its rule that the host's
- * directories do not cover: the roots with the rule's directories are then worth asking for.
+ * True when a name that resolveStoredPath() left as it was may be the original's form below a
+ * directory of its rule that the host's directories do not cover: the roots with the rule's
+ * directories are then worth asking for.
  */
-export function mayBeRuleRelative(stored: string, roots: StoredPathRoots): boolean {
-  return stored.startsWith('/') && !isInside(roots.home, stored) && resolveStoredPath(stored, roots) === stored && !existsSync(stored);
+export function mayBeRuleRelative(unresolved: string, roots: StoredPathRoots): boolean {
+  return unresolved.startsWith('/') && !isInside(roots.home, unresolved) && !existsSync(unresolved);
 }

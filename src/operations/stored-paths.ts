@@ -33,13 +33,14 @@ function fixer(roots: StoredPathRoots, directories: DirectoryConfig, rules: Pick
       return found;
     };
     for (const r of records) {
-      if (mayBeRuleRelative(r.filename, roots)) {
-        // Not one of the host's directories: perhaps one of the row's rule (below serverhome too).
-        const withRule = await rootsOf(r.idRule);
-        if (withRule !== undefined) r.filename = resolveStoredPath(r.filename, withRule);
-      } else {
-        r.filename = resolveStoredPath(r.filename, roots);
+      const resolved = resolveStoredPath(r.filename, roots);
+      if (resolved !== r.filename || !mayBeRuleRelative(r.filename, roots)) {
+        r.filename = resolved;
+        continue;
       }
+      // Not one of the host's directories: perhaps one of the row's rule (below serverhome too).
+      const withRule = await rootsOf(r.idRule);
+      if (withRule !== undefined) r.filename = resolveStoredPath(r.filename, withRule);
     }
     return records;
   };
