@@ -76,12 +76,11 @@ function window(text: string | undefined): [WindowBound, WindowBound] {
 }
 
 /**
- * A `-delay`/`-count` held to its range (src/config/ranges.ts): undefined when not a number (the
- * option is then ignored, as before); out of range, a refusal naming the option and the range
- * (a delay of 10^25 ms made an Invalid Date; issue 32 item 6).
+ * A `-delay`/`-count` of digits held to its range (src/config/ranges.ts); out of range, undefined
+ * and a refusal naming the option and the range (a delay of 10^25 ms made an Invalid Date; issue 32
+ * item 6). Not digits: the caller ignores the option, as before.
  */
 function bounded(option: '-delay' | '-count', v: string, o: RescheduleOptions): number | undefined {
-  if (!/^\d+$/.test(v)) return undefined;
   const r = checkRange(v, OPTION_RANGES[`RESCHEDULE ${option}`]);
   if (r.ok) return Number(r.value);
   o.refusal ??= `${option}: ${r.message}`;
