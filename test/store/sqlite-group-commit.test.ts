@@ -124,4 +124,18 @@ describe('SQLite group commit', () => {
     await err.outside;
     expect(seenByOther()).toEqual([{ id: 1, v: 'one' }, { id: 2, v: 'before' }, { id: 4, v: 'outside' }]);
   });
+  it('a kept read names its columns anew after a schema change, made here or by another process', async () => {
+    const readAll = (): Promise<unknown[]> => db.selectFrom('t').selectAll().orderBy('id').execute();
+    // Nothing found: no names needed; then the names are asked once and kept.
+    expect(await db.selectFrom('t').selectAll().where('id', '=', 99).execute()).toEqual([]);
+    expect(await readAll()).toEqual([{ id: 1n, v: 'one' }]);
+    // A column added by this connection: the same SQL text, its kept statement re-prepared by SQLite.
+    await sql`alter table t add column w text default 'x'`.execute(db);
+    expect(await readAll()).toEqual([{ id: 1n, v: 'one', w: 'x' }]);
+    // One added by another process (a row of another width) and one it dropped.
+    other.exec(`alter table t add column z integer default 7`);
+    expect(await readAll()).toEqual([{ id: 1n, v: 'one', w: 'x', z: 7n }]);
+    other.exec('alter table t drop column w');
+    expect(await readAll()).toEqual([{ id: 1n, v: 'one', z: 7n }]);
+  });
 });

@@ -33,13 +33,14 @@ import { SqliteFileGuard } from './sqlite-guard.js';
  * plugin (connect.ts) would then copy it with lower-case keys: two objects a row, the copy through
  * Object.entries and Object.fromEntries, 10 µs of a RUNNER row's 20 (push monitoring reads hundreds
  * a second). Raw arrays, named here, make one object a row and nothing left for the plugin to do.
- * The columns are asked at each run: SQLite re-prepares a kept `select *` after a schema change.
+ * The names come from {@link StatementCache.columnNames}; a read that finds nothing needs none.
  */
-function readRows(stmt: SqliteDatabase.Statement, parameters: readonly unknown[]): Record<string, unknown>[] {
-  const names = stmt.columns().map((c) => c.name.toLowerCase());
+function readRows(statements: StatementCache, stmt: SqliteDatabase.Statement, parameters: readonly unknown[]): Record<string, unknown>[] {
   const arrays = stmt.raw(true).all(parameters) as unknown[][];
+  if (arrays.length === 0) return [];
+  const width = (arrays[0] as unknown[]).length;
+  const names = statements.columnNames(stmt, width);
   const rows = new Array<Record<string, unknown>>(arrays.length);
-  const width = names.length;
   for (let r = 0; r < arrays.length; r++) {
     const values = arrays[r]!;
     const row: Record<string, unknown> = {};
@@ -59,11 +60,36 @@ const STATEMENT_CACHE = 200;
  */
 export class StatementCache {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
+  /** Column names by statement (columnNames()). */
+  private names = new WeakMap<SqliteDatabase.Statement, readonly string[]>();
   /** Watches the database's files: the driver asks it before any statement (sqlite-guard.ts). */
   readonly guard: SqliteFileGuard;
 
   constructor(readonly database: SqliteDatabase.Database) {
     this.guard = new SqliteFileGuard(database.memory ? ':memory:' : database.name);
+  }
+
+  /**
+   * The lower-case column names of a reader, asked once per statement: `stmt.columns()` builds an
+   * object per column at each call, 10 µs for HOSTS and 35 µs for RUNNER's 25 columns where the
+   * read itself takes 8 (better-sqlite3 on this machine), and a small transfer reads RUNNER, RULES
+   * and HOSTS. SQLite re-prepares a kept `select *` after a schema change, so the names are asked
+   * again when a row's width is not theirs (a column added or dropped, by any process) and after
+   * any statement of this connection that may change the schema (forgetColumnNames()). A column
+   * renamed by another process is not seen: the schema (the original's tables, and svc's added
+   * columns and indexes) has no renames.
+   */
+  columnNames(stmt: SqliteDatabase.Statement, width: number): readonly string[] {
+    const kept = this.names.get(stmt);
+    if (kept !== undefined && kept.length === width) return kept;
+    const names = stmt.columns().map((c) => c.name.toLowerCase());
+    this.names.set(stmt, names);
+    return names;
+  }
+
+  /** A statement that may change the schema ran here: every reader's names are asked again. */
+  forgetColumnNames(): void {
+    this.names = new WeakMap();
   }
 
   prepare(sqlText: string): SqliteDatabase.Statement {
@@ -221,7 +247,10 @@ class GroupCommitDriver implements Driver {
     // Anything else sees, and comes after, every change queued before it; a read of other tables
     // has nothing to see there.
     if (this.owner === null && !this.readsAround(query.sql, stmt)) this.flush();
-    return stmt.reader ? { rows: readRows(stmt, parameters) as R[] } : runResult(stmt.run(parameters));
+    if (stmt.reader) return { rows: readRows(this.statements, stmt, parameters) as R[] };
+    // Neither a read nor a row change: DDL, PRAGMA, a change with RETURNING (harmless here).
+    if (!GROUPABLE.test(query.sql)) this.statements.forgetColumnNames();
+    return runResult(stmt.run(parameters));
   }
 
   /** Whether `sql` is a read that no queued change can alter: it may run before the queue's commit. */
