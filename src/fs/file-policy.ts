@@ -53,8 +53,9 @@ export async function resolvePolicyFiles(name: string, roots: FilePolicyRoots, o
   // The base is tried first; listed again among the allowed roots it changes nothing.
   const extra = roots.allowed;
   const candidate = await resolveInside(roots.base, name, extra);
+  if (opts.wildcards === false) return [candidate];
   const last = path.basename(candidate);
-  if (opts.wildcards === false || !hasWildcard(last)) return [candidate];
+  if (!hasWildcard(last)) return [candidate];
   const dir = path.dirname(candidate);
   const re = wildcardToRegExp(last);
   const list = opts.list ?? ((d: string): Promise<string[]> => readdir(d).catch(() => []));

@@ -60,8 +60,7 @@ export async function resolveInside(baseDir: string, requested: string, extraRoo
 /** {@link resolveInside}, synchronous. */
 export function resolveInsideSync(baseDir: string, requested: string, extraRoots: readonly string[] = []): string {
   if (requested.includes('\0')) throw pathNotAllowed(requested, 'contains a NUL byte');
-  const segments = requested.split(/[\\/]+/);
-  if (segments.includes('..')) throw pathNotAllowed(requested, "contains a '..' segment");
+  if (DOTDOT_SEGMENT.test(requested)) throw pathNotAllowed(requested, "contains a '..' segment");
   const base = resolved(baseDir);
   const candidate = path.isAbsolute(requested) ? path.resolve(requested) : path.resolve(base, requested);
   let root: string | undefined = isInside(base, candidate) ? base : undefined;
@@ -75,6 +74,9 @@ export function resolveInsideSync(baseDir: string, requested: string, extraRoots
   if (!isInside(realRoot, realCandidate)) throw pathNotAllowed(requested, 'leads outside the rule directory through a link');
   return candidate;
 }
+
+/** A `..` segment, between separators (`/` or `\\`) or at either end: one test, no array of segments per name. */
+const DOTDOT_SEGMENT = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
 /** path.resolve() of the few directory names the roots are made of, remembered (a pure function). */
 const resolvedNames = new Map<string, string>();
@@ -131,10 +133,16 @@ function realpathOfExistingPart(p: string): string {
         // A link that leads nowhere: taken as missing, like the part below it.
       }
     } else {
-      // Not a link: its real path is its directory's plus its own name.
+      // Not a link: its real path is its directory's plus its own name, appended as is (`p` is
+      // path.resolve's output: path.join would normalise the whole path again, for every file).
       const realParent = realDirectory(parent);
-      if (realParent !== undefined) return path.join(realParent, path.basename(p));
+      if (realParent !== undefined) return childPath(realParent, path.basename(p));
     }
   }
   return path.join(realpathOfExistingPart(parent), path.basename(p));
+}
+
+/** `dir` + separator + `name`, for a normalised absolute `dir` and a plain `name` (no separator, not `.` or `..`). */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
 }

@@ -30,10 +30,16 @@ describe('resolveInside', () => {
     expect(await resolveInside(base, '')).toBe(base);
     expect(await resolveInside(base, 'inner/x')).toBe(path.join(base, 'inner/x'));
     expect(await resolveInside(base, path.join(root, 'secret'), [root])).toBe(path.join(root, 'secret'));
+    // Dots that are not a `..` segment are names like any other.
+    for (const name of ['a..b', '..x', 'x..', 'sub/...', '.hidden', 'sub/./y']) expect(await resolveInside(base, name), name).toBe(path.join(base, name));
+    // An existing file below a link inside: its real directory plus its name stays inside.
+    await writeFile(path.join(base, 'sub', 'real.txt'), 'r');
+    expect(await resolveInside(base, 'inner/real.txt')).toBe(path.join(base, 'inner', 'real.txt'));
+    expect(await resolveInside(base, path.join(base, 'sub', 'real.txt'))).toBe(path.join(base, 'sub', 'real.txt'));
   });
 
   it('refuses .., NUL bytes, absolute paths outside and links that lead out, with FileNotAllowed', async () => {
-    for (const name of ['../secret', 'sub/../../secret', 'sub\\..\\x', '/etc/passwd', path.join(root, 'secret'), 'escape/secret', 'escape', 'a\0b']) {
+    for (const name of ['..', '../secret', 'sub/..', 'sub//..//x', 'sub/../../secret', 'sub\\..\\x', '/etc/passwd', path.join(root, 'secret'), 'escape/secret', 'escape', 'a\0b']) {
       const err = await resolveInside(base, name).catch((e: unknown) => e);
       expect(isPathNotAllowed(err), name).toBe(true);
       expect((err as R66Error).code).toBe(ErrorCode.FileNotAllowed);
