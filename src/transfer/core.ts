@@ -48,6 +48,8 @@ export interface EngineCore {
   aliveWindowMs?: number;
   /** Large new work files written with O_DIRECT (file/direct-writer.ts). */
   directWrites: boolean;
+  /** Large files' global hashes computed on a hashing thread (hash/global-hash.ts). */
+  hashThread: boolean;
   /** Where the transfers' files live (TransferEngineOptions.files): every file operation of a transfer goes through it. */
   files: TransferFileSystem;
   /** Hooks lent to tasks, built per session (TRANSFER, RESCHEDULE need the current record). */

@@ -14,6 +14,7 @@ import type { EngineHooks, TransferSubmission } from '../tasks/index.js';
 import { forwardRestart } from './control.js';
 import { isFinished } from './state.js';
 import { directWritesFrom } from './file/direct-writer.js';
+import { hashThreadFrom } from './hash/global-hash.js';
 import { localFileSystem } from './file/local-file-system.js';
 import { runningKey, type EngineCore, type RunningTransfer } from './core.js';
 import { handleRequest } from './requested.js';
@@ -70,6 +71,7 @@ export class TransferEngine<O extends EngineOrders = EngineOrders> extends Event
       rankSaveBlocks: opts.rankSaveBlocks ?? DEFAULT_RANK_SAVE_BLOCKS,
       aliveWindowMs: aliveWindowMs(opts.limits.timeoutCon, opts.aliveWindowMs),
       directWrites: opts.directWrites ?? directWritesFrom(process.env),
+      hashThread: opts.hashThread ?? hashThreadFrom(process.env),
       files: opts.files ?? localFileSystem,
       hooksFor: (record) => this.hooksFor(record),
       running: new Map<string, RunningTransfer>(),

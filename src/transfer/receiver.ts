@@ -18,6 +18,7 @@ import { framePool } from '../protocol/frame-pool.js';
 import { awaitAnswer } from './answer-wait.js';
 import { crashPointForTests } from './crash-point.js';
 import { wantsDirectWrites } from './file/direct-writer.js';
+import { createGlobalHash, type GlobalHash } from './hash/global-hash.js';
 import type { TransferStorage } from './file/storage.js';
 import { StreamSink } from './file/stream-file.js';
 import { WRITE_BATCH_BYTES, WriteWindow } from './file/write-window.js';
@@ -159,6 +160,8 @@ async function receiveData(s: TransferSession): Promise<void> {
   // transfer at the next block or at EndTransfer.
   let checkpoint: Promise<void> | null = null;
   let checkpointFailure: Error | null = null;
+  // Freed in the end, whatever happened (a hashing thread holds an unfinished one).
+  let globalDigest: GlobalHash | null = null;
   try {
     const r = s.record;
     const blockSize = r.blockSize;
@@ -168,7 +171,8 @@ async function receiveData(s: TransferSession): Promise<void> {
     const blockAlgo = s.md5 ? s.partner.capabilities.digest : null;
     const blockDigest: R66Digest | null = blockAlgo ? createR66Digest(blockAlgo) : null;
     const globalAlgo = globalDigestFor(s);
-    const globalDigest = globalAlgo ? createR66Digest(globalAlgo) : null;
+    globalDigest = globalAlgo ? createGlobalHash(globalAlgo, s.size, s.core.hashThread) : null;
+    const hash = globalDigest;
     // Positional writes are independent: a few stay in flight while the next packets are read.
     writes = new WriteWindow(storage, storage.syncsEachWrite);
     const window = writes;
@@ -207,9 +211,11 @@ async function receiveData(s: TransferSession): Promise<void> {
       for (let i = 0; i < blocks.length; i++) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
         const block = blocks[i] as UnhashedBlock;
-        globalDigest?.update(block.data);
+        hash?.update(block.data);
         block.hashed();
       }
+      // A hashing thread behind by a few MiB holds the reading back (hash/off-thread-hash.ts).
+      await hash?.room();
     };
     for (;;) {
       // Nothing else has arrived: what is queued is written while the loop waits.
@@ -240,12 +246,12 @@ async function receiveData(s: TransferSession): Promise<void> {
         // The packet's frame goes back to the pool once nothing reads it: at once when the block was
         // decompressed, else once written to the file (a through sink may keep it) and hashed.
         if (data !== p.data) framePool.giveBack(p.data);
-        const done = data === p.data && sink === null ? afterAll(globalDigest ? 2 : 1, () => framePool.giveBack(data)) : noop;
+        const done = data === p.data && sink === null ? afterAll(hash ? 2 : 1, () => framePool.giveBack(data)) : noop;
         const position = expected * blockSize;
         const queued = window.write(data, position, done);
         // Awaited below: where the loop waits for room in the write queue.
         queued.catch(() => undefined);
-        if (globalDigest) {
+        if (hash) {
           unhashed.push({ data, hashed: done });
           unhashedBytes += data.length;
         }
@@ -303,7 +309,7 @@ async function receiveData(s: TransferSession): Promise<void> {
         s.row.stage({ rank: r.rank });
         try {
           // endOfData() waits for the close before any post-task, and fails with its error.
-          await endOfData(s, p.hash, globalDigest, globalAlgo, length, closing);
+          await endOfData(s, p.hash, hash, globalAlgo, length, closing);
         } finally {
           await closing.catch(() => undefined);
         }
@@ -319,6 +325,7 @@ async function receiveData(s: TransferSession): Promise<void> {
       throw unexpectedPacket(s, p, 'Data');
     }
   } finally {
+    globalDigest?.discard();
     // An early sync and close that failed, or a data phase that failed after it started, and a
     // checkpoint still running: settled before the handle is closed.
     await finishing?.catch(() => undefined);
@@ -332,7 +339,7 @@ async function receiveData(s: TransferSession): Promise<void> {
 }
 
 /** Checks at EndTransfer (§9.4 steps 2-4), then moves the file and runs the post-tasks. */
-async function endOfData(s: TransferSession, hash: string, globalDigest: R66Digest | null, algo: DigestAlgorithm | null, length: number, closing: Promise<void>): Promise<void> {
+async function endOfData(s: TransferSession, hash: string, globalDigest: GlobalHash | null, algo: DigestAlgorithm | null, length: number, closing: Promise<void>): Promise<void> {
   const r = s.record;
   const file = s.file as string;
   if (s.size > 0 && (length !== s.size || length === 0)) {
@@ -340,7 +347,7 @@ async function endOfData(s: TransferSession, hash: string, globalDigest: R66Dige
     throw new R66Error(ErrorCode.TransferError, `Final size in error, transfer in error and rank should be reset to 0: size differs from ${s.size} to ${length} at rank ${r.rank}`);
   }
   if (hash.length > 0 && globalDigest && algo) {
-    const mine = digestHex(globalDigest.digest());
+    const mine = digestHex(await globalDigest.digest());
     if (!sameHexDigest(mine, hash)) {
       r.rank = 0;
       throw new R66Error(ErrorCode.MD5Error, `Global Hash in error, transfer in error and rank should be reset to 0 (using ${algo.wireName})`);

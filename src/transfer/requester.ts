@@ -23,6 +23,7 @@ import { ruleDirectories, senderFileAfterPreTasks, sizeAfterPreTasks, statFileTo
 import { finishPlacedInsteadOfData, openWorkFile, postTasksEnded, runReceiver } from './receiver.js';
 import { MAX_DIGEST, runSender } from './sender.js';
 import { BlockReader } from './block-reader.js';
+import { hashesOffThread } from './hash/global-hash.js';
 import { combineLimits } from './shaper.js';
 import { isRetryableEnd, TransferSession, toR66Error } from './session.js';
 import type { ThroughStream } from './through.js';
@@ -162,7 +163,8 @@ async function converse(core: EngineCore, s: TransferSession): Promise<TransferO
     if (s.isSender && s.through === null && s.file !== null && r.globalLastStep < TaskStep.POSTTASK && !s.hasTasks('pre')) {
       const identity = s.core.identity;
       s.earlyReader = BlockReader.open(core.files, s.file, r.blockSize, s.md5 ? MAX_DIGEST : 0, rank * r.blockSize, s.size).then((reader) => {
-        if (identity.globalDigest) reader.hashFirstBatch(createR66Digest(identity.digest));
+        // A large file's hash goes to a hashing thread once the data flows (hash/global-hash.ts).
+        if (identity.globalDigest && !hashesOffThread(identity.digest, s.size, core.hashThread)) reader.hashFirstBatch(createR66Digest(identity.digest));
         return reader;
       });
       s.earlyReader.catch(() => undefined);

@@ -13,6 +13,7 @@ import { TaskStep } from '../model/transfer.js';
 import { R66Error } from '../model/r66-error.js';
 import { unexpected } from '../net/commands/unexpected.js';
 import { createR66Digest, DATA_FRAME_PREFIX_SIZE, digestHex, encodeDataPacketHeader, type Packet } from '../protocol/index.js';
+import { createGlobalHash, InlineGlobalHash, type GlobalHash } from './hash/global-hash.js';
 import { awaitAnswer } from './answer-wait.js';
 import { BlockReader } from './block-reader.js';
 import { framePool } from '../protocol/frame-pool.js';
@@ -72,12 +73,15 @@ async function pumpData(s: TransferSession): Promise<string> {
   const blockSize = s.record.blockSize;
   const room = s.md5 ? MAX_DIGEST : 0;
   const reader = await openReader(s, blockSize, room);
+  let globalDigest: GlobalHash | null = null;
   try {
     let rank = s.record.rank;
     const blockDigest = s.md5 ? createR66Digest(s.partner.capabilities.digest) : null;
     // The reader opened early may have hashed its first batch already (BlockReader.hashFirstBatch).
     const ahead = await reader.hashedAhead;
-    const globalDigest = ahead?.digest ?? (s.core.identity.globalDigest ? createR66Digest(s.core.identity.digest) : null);
+    const identity = s.core.identity;
+    globalDigest = ahead ? new InlineGlobalHash(ahead.digest) : identity.globalDigest ? createGlobalHash(identity.digest, s.size, s.core.hashThread) : null;
+    const hash = globalDigest;
     let hashedAheadBytes = ahead?.bytes ?? 0;
     let peer: Packet | Error | null = null;
     // One pending receive: any packet from the receiver during the data phase ends it (§9.7).
@@ -102,8 +106,10 @@ async function pumpData(s: TransferSession): Promise<string> {
       // The frames are in the socket (or queued by it) now and go back to the pool only after its
       // write callback: hashing them here lets the partner read and hash them at the same time,
       // instead of after this side's hash (SHA-256 runs at about 220 MB/s without SHA-NI).
-      for (const data of unhashed.splice(0)) globalDigest?.update(data);
+      for (const data of unhashed.splice(0)) hash?.update(data);
       await sending;
+      // A hashing thread behind by a few MiB holds the reading back (hash/off-thread-hash.ts).
+      await hash?.room();
     };
     const checkpoints = new RankCheckpoints(async () => {
       await flush();
@@ -134,7 +140,7 @@ async function pumpData(s: TransferSession): Promise<string> {
         packed.copy(out, DATA_FRAME_PREFIX_SIZE);
         payload = packed.length;
         // The block is in `out` now: once in the global hash, its frame is free at once.
-        if (toHash) globalDigest?.update(toHash);
+        if (toHash) hash?.update(toHash);
         framePool.give(frame);
       }
       if (digest) digest.copy(out, DATA_FRAME_PREFIX_SIZE + payload);
@@ -179,8 +185,11 @@ async function pumpData(s: TransferSession): Promise<string> {
     // database went away): the channel's close then rejects it, which must not be an unhandled
     // rejection (issue 32: the process exited on it). next() still sees the rejection.
     s.pendingPacket.catch(() => undefined);
-    return sent > 0 && globalDigest ? digestHex(globalDigest.digest()) : '';
+    if (sent === 0 || hash === null) return '';
+    return digestHex(await hash.digest());
   } finally {
+    // A hash not finished (a failed transfer) is freed: a hashing thread may hold it.
+    globalDigest?.discard();
     // Closed once a read still in flight settled; the post-tasks wait for it, the EndTransfer does not.
     s.sourceClosed = reader.close();
   }

@@ -85,6 +85,8 @@ export interface TransferEngineOptions<O extends EngineOrders = EngineOrders> {
   aliveWindowMs?: number;
   /** Large received files written around the page cache (file/direct-writer.ts); default `SVC_R66_DIRECT_WRITES`, on. */
   directWrites?: boolean;
+  /** Large files' global hashes computed on a hashing thread (hash/global-hash.ts); default `SVC_R66_HASH_THREAD`, on. */
+  hashThread?: boolean;
   /**
    * Where the transfers' files live: the files sent, received, resumed and placed (file/storage.ts).
    * Default the host's file system (file/local-file-system.ts); file/memory-file-system.ts keeps them in memory.
