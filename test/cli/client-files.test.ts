@@ -42,6 +42,11 @@ describe('expandLocalFiles', () => {
     ]);
     expect(await expandLocalFiles(dirs, rule, 'sub/*.dat')).toEqual([{ path: join(out, 'sub', 'x.dat'), size: 4 }]);
     expect(await expandLocal(dirs, rule, 'sub/*')).toEqual([join(out, 'sub', 'x.dat')]);
+    // An absolute pattern as typed (doubled or `.` segments): the paths come back normalised.
+    expect(await expandLocalFiles(dirs, rule, `${out}//sub/./*.dat`)).toEqual([{ path: join(out, 'sub', 'x.dat'), size: 4 }]);
+    expect(await expandLocalFiles(dirs, rule, `${out}/sub/../?.dat`)).toEqual([
+      { path: join(out, 'Z.dat'), size: 0 }, { path: join(out, 'a.dat'), size: 1 }, { path: join(out, 'b.dat'), size: 2 },
+    ]);
   });
 
   it('a name without wildcards comes back as given; no match or no directory gives nothing', async () => {

@@ -1,6 +1,6 @@
 // Renderings of the result object and the transfer options (cli.md §3.1, §3.13).
 import { describe, expect, it } from 'vitest';
-import { argsField, renderResult, ResultFields } from '../../src/cli/r66client/output.js';
+import { argsField, renderResult, resultObject, ResultFields } from '../../src/cli/r66client/output.js';
 import { formatStartTime, parseDelay, parseStartTime, parseTransferArgs } from '../../src/cli/r66client/transfer-args.js';
 
 const sample = (): ResultFields =>
@@ -9,6 +9,21 @@ const sample = (): ResultFields =>
 describe('renderResult', () => {
   it('JSON: one line, exact 64-bit numbers, CR/LF replaced by spaces', () => {
     expect(renderResult(sample(), 'json')).toBe('{"command":"DirectTransfer","status":0,"specialid":9223372036854775807,"info":"a;b <x> & y  z"}\n');
+  });
+  it('JSON: a lone CR or LF replaced too; one field, and none', () => {
+    expect(renderResult(new ResultFields().set('a', 'x\ry').set('b', 'x\ny').set('c', true), 'json')).toBe('{"a":"x y","b":"x y","c":true}\n');
+    expect(renderResult(new ResultFields().set('only', 1), 'json')).toBe('{"only":1}\n');
+    expect(renderResult(new ResultFields(), 'json')).toBe('{}\n');
+  });
+  it('fields: set replaces a key in place, leaves undefined out; get', () => {
+    const f = new ResultFields().set('a', 1).set('b', 'two').set('c', undefined).set('a', 'one');
+    expect(f.list()).toEqual([['a', 'one'], ['b', 'two']]);
+    expect([f.get('a'), f.get('b'), f.get('c')]).toEqual(['one', 'two', undefined]);
+  });
+  it('result object: status and statusTxt before the body, after it on a failure, error last', () => {
+    const body = new ResultFields().set('error', 'E').set('remote', 'b');
+    expect(resultObject('L', 'x ', 0, 'ok', body).list().map(([k]) => k)).toEqual(['command', 'args', 'status', 'statusTxt', 'remote', 'error']);
+    expect(resultObject('L', undefined, 2, 'ko', body).list().map(([k]) => k)).toEqual(['command', 'remote', 'status', 'statusTxt', 'error']);
   });
   it('XML: markup characters of values replaced', () => {
     expect(renderResult(sample(), 'xml')).toBe('<xml><command>DirectTransfer</command><status>0</status><specialid>9223372036854775807</specialid><info>a;b [x] : y\r\nz</info></xml>\n');
