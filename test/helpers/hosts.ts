@@ -70,6 +70,8 @@ export interface HostOptions {
    * and the in/out/work/arch directories are made there, not on disk (host-files.ts).
    */
   storage?: StorageKind;
+  /** Large files' global hashes on a hashing thread (src/transfer/hash/global-hash.ts); default as a server: SVC_R66_HASH_THREAD, else on with more than two cores. */
+  hashThread?: boolean;
 }
 
 export interface TestHost {
@@ -132,6 +134,7 @@ export async function makeHost(id: string, opts: HostOptions = {}): Promise<Test
     identity, directories: dirs, limits: limits(opts.limits), store, pool, handlers, tasks: opts.tasks ?? createTaskRegistry(), logger: silent, rankSaveBlocks: opts.rankSaveBlocks ?? 16,
     ...(opts.hooks ? { hooks: opts.hooks } : {}), ...(files.engineFiles ? { files: files.engineFiles } : {}),
     ...(opts.aliveWindowMs !== undefined ? { aliveWindowMs: opts.aliveWindowMs } : {}),
+    ...(opts.hashThread !== undefined ? { hashThread: opts.hashThread } : {}),
   });
   const listener = new R66Listener(ctx, { port: 0 });
   await listener.start();
@@ -175,12 +178,12 @@ export async function makeHostPair(optsA: HostOptions = {}, optsB: HostOptions =
 /**
  * hosta and hostb hashing with SHA-256, with the rules `send`, `recv` and `smd5` (send with block
  * digests), made before the enclosing describe block's tests and closed after them; their
- * transfer files in `storage` (default the hosts' file systems).
+ * transfer files in `storage` (default the hosts' file systems); `more`: other options of both.
  */
-export function sha256PairForBlock(storage: StorageKind = 'local'): { readonly a: TestHost; readonly b: TestHost } {
+export function sha256PairForBlock(storage: StorageKind = 'local', more: Pick<HostOptions, 'hashThread'> = {}): { readonly a: TestHost; readonly b: TestHost } {
   const pair = {} as { a: TestHost; b: TestHost };
   beforeAll(async () => {
-    Object.assign(pair, await makeHostPair({ digest: Digest.SHA256, storage }, { digest: Digest.SHA256, storage }));
+    Object.assign(pair, await makeHostPair({ digest: Digest.SHA256, storage, ...more }, { digest: Digest.SHA256, storage, ...more }));
     await addRules([pair.a, pair.b], rule('send', TransferMode.SENDMODE), rule('recv', TransferMode.RECVMODE), rule('smd5', TransferMode.SENDMD5MODE));
   });
   afterAll(() => closeHosts(pair.a, pair.b));

@@ -98,8 +98,10 @@ describe('which global hash a transfer gets', () => {
     expect(kinds(Digest.MD2, OFF_THREAD_MIN_BYTES, true)).toBe('inline');
   });
 
-  it('is on unless SVC_R66_HASH_THREAD says 0; another value is refused, naming the variable', () => {
-    expect(hashThreadFrom({})).toBe(true);
+  it('is on with more than two cores or SVC_R66_HASH_THREAD=1, off with 0; another value is refused, naming the variable', () => {
+    expect(hashThreadFrom({}, 4)).toBe(true);
+    expect(hashThreadFrom({}, 2)).toBe(false);
+    expect(hashThreadFrom({ SVC_R66_HASH_THREAD: '1' }, 2)).toBe(true);
     expect(hashThreadFrom({ SVC_R66_HASH_THREAD: '1' })).toBe(true);
     expect(hashThreadFrom({ SVC_R66_HASH_THREAD: '0' })).toBe(false);
     expect(() => hashThreadFrom({ SVC_R66_HASH_THREAD: 'maybe' })).toThrow(EnvSettingError);

@@ -4,15 +4,17 @@
  *
  * Both sides hash every byte of a transfer once. On the main thread that time adds to the time of
  * the data path (reads, socket, writes): SHA-512 runs at about 700 MB/s, as long as a loopback copy
- * of the same bytes. A large file's hash therefore goes to a hashing thread, where it runs beside
- * the data path on another core (decision 0054); a small file's stays here, where a thread's round
- * trips would cost more than its hash.
+ * of the same bytes. On a machine with cores to spare a large file's hash therefore goes to a
+ * hashing thread, where it runs beside the data path (decision 0054); a small file's stays here,
+ * where a thread's round trips would cost more than its hash.
  */
 import { availableParallelism } from 'node:os';
 import { NODE_HASH_NAMES, createR66Digest, type R66Digest } from '../../protocol/index.js';
 import type { DigestAlgorithm } from '../../model/digest.js';
 import { envFlag } from '../../config/env-flag.js';
 import { OffThreadHash } from './off-thread-hash.js';
+
+const CORES = availableParallelism();
 
 export interface GlobalHash {
   readonly algorithm: DigestAlgorithm;
@@ -35,11 +37,11 @@ export const OFF_THREAD_MIN_BYTES = 8 << 20;
 
 /**
  * Whether a transfer of `size` bytes (-1: unknown) with `algorithm` is hashed off the main thread:
- * a large file, a hash OpenSSL computes (CRC32, ADLER32 and MD2 are ours, and cheap or rare), a
- * host with a second core, and `allowed` (the engine's SVC_R66_HASH_THREAD).
+ * `allowed` (the engine's hashThread, hashThreadFrom()), a large file, and a hash OpenSSL computes
+ * (CRC32, ADLER32 and MD2 are ours, and cheap or rare).
  */
 export function hashesOffThread(algorithm: DigestAlgorithm, size: number, allowed: boolean): boolean {
-  return allowed && size >= OFF_THREAD_MIN_BYTES && NODE_HASH_NAMES[algorithm.name] !== undefined && CORES > 1;
+  return allowed && size >= OFF_THREAD_MIN_BYTES && NODE_HASH_NAMES[algorithm.name] !== undefined;
 }
 
 /** A global hash for a transfer of `size` bytes (-1: unknown); `offThreadAllowed`: see hashesOffThread(). */
@@ -49,11 +51,14 @@ export function createGlobalHash(algorithm: DigestAlgorithm, size: number, offTh
 }
 
 /**
- * `SVC_R66_HASH_THREAD`: 1 (the default) hashes large files on a hashing thread, 0 always on the
- * main thread. A value that is neither stops the start (EnvSettingError).
+ * `SVC_R66_HASH_THREAD`: 1 hashes large files on a hashing thread, 0 always on the main thread; by
+ * default the thread is used on a machine of more than two cores. On two, a host's main thread,
+ * its hashing thread, its thread pool and the partner's (on the same machine, as in the bench, or
+ * any other busy process) share the cores: the copy to the thread was measured slower there, never
+ * faster (decision 0054). A value that is neither stops the start (EnvSettingError).
  */
-export function hashThreadFrom(env: NodeJS.ProcessEnv): boolean {
-  return envFlag(env, 'SVC_R66_HASH_THREAD') ?? true;
+export function hashThreadFrom(env: NodeJS.ProcessEnv, cores: number = CORES): boolean {
+  return envFlag(env, 'SVC_R66_HASH_THREAD') ?? cores > 2;
 }
 
 /** A global hash on this thread, around a running digest (one that may already hold data). */
@@ -78,5 +83,3 @@ export class InlineGlobalHash implements GlobalHash {
 
   discard(): void {}
 }
-
-const CORES = availableParallelism();
