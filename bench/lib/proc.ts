@@ -20,10 +20,13 @@ export interface RssSample {
   rss: number;
 }
 
-/** utime + stime of a process in clock ticks (CLOCK_TICKS a second), undefined once it is gone. */
-export function cpuTicks(pid: number): number | undefined {
+/**
+ * utime + stime of a process in clock ticks (CLOCK_TICKS a second), undefined once it is gone;
+ * with `mainThread`, of its main thread alone (the task whose id is the pid's).
+ */
+export function cpuTicks(pid: number, mainThread = false): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: fields are counted after its ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
@@ -55,6 +58,8 @@ function resetPeak(pid: number): boolean {
 export class ProcessWatch {
   readonly samples: RssSample[] = [];
   private readonly startTicks: number;
+  private readonly startMainTicks: number | undefined;
+  private endMainTicks: number | undefined;
   private readonly peakReset: boolean;
   private peak = 0;
   private endTicks: number | undefined;
@@ -63,6 +68,7 @@ export class ProcessWatch {
 
   constructor(readonly pid: number, readonly role: string) {
     this.startTicks = cpuTicks(pid) ?? 0;
+    this.startMainTicks = cpuTicks(pid, true);
     this.lastTicks = this.startTicks;
     this.peakReset = resetPeak(pid);
     this.sample();
@@ -81,11 +87,14 @@ export class ProcessWatch {
   end(): void {
     this.sample();
     this.endTicks = cpuTicks(this.pid) ?? this.lastTicks;
+    this.endMainTicks = cpuTicks(this.pid, true);
   }
 
   usage(): ProcessUsage {
     const end = this.endTicks ?? this.lastTicks;
-    return { role: this.role, pid: this.pid, cpuSeconds: (end - this.startTicks) / CLOCK_TICKS, peakRssBytes: this.peak };
+    const usage: ProcessUsage = { role: this.role, pid: this.pid, cpuSeconds: (end - this.startTicks) / CLOCK_TICKS, peakRssBytes: this.peak };
+    if (this.startMainTicks !== undefined && this.endMainTicks !== undefined) usage.mainThreadCpuSeconds = (this.endMainTicks - this.startMainTicks) / CLOCK_TICKS;
+    return usage;
   }
 
   /** Highest sampled RSS between two instants (performance.now()). */

@@ -220,10 +220,22 @@ function short(reason: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
+/**
+ * The main thread's share, shown where the other threads used a noticeable part (the JSON has it
+ * always): a hashing thread, or a thread pool busy with file I/O, next to a loaded event loop.
+ */
+function mainThreadNote(p: ScenarioResult['processes'][number]): string {
+  const main = p.mainThreadCpuSeconds;
+  return main !== undefined && p.cpuSeconds - main >= MAIN_THREAD_NOTE_SECONDS ? ` (main ${fmt(main)})` : '';
+}
+
+/** CPU seconds of a process's other threads from which the table shows its main thread's apart. */
+const MAIN_THREAD_NOTE_SECONDS = 0.5;
+
 function scenarioRow(r: ScenarioResult): string[] {
   if (r.status !== 'ok') return [r.name, '-', r.unit, '-', '-', '-', `${r.status}: ${short(r.reason ?? '')}`];
   const ratio = r.ratio === undefined ? '-' : `${fmt(r.ratio, 2)} x ${r.baseline ?? ''}`;
-  const cpu = r.processes.map((p) => `${p.role} ${fmt(p.cpuSeconds)}`).join(', ');
+  const cpu = r.processes.map((p) => `${p.role} ${fmt(p.cpuSeconds)}${mainThreadNote(p)}`).join(', ');
   const rss = r.processes.map((p) => `${p.role} ${fmt(p.peakRssBytes / MB, 0)}`).join(', ');
   const size = r.unit === 'MB/s' ? `${fmt(r.bytes / MB, 0)} MB in ${fmt(r.seconds, 2)} s` : `${r.files} files in ${fmt(r.seconds, 2)} s`;
   const rounds = r.runs === undefined ? '' : `; median of ${r.runs.map((v) => fmt(v)).join(' / ')}`;

@@ -11,6 +11,12 @@ export interface ProcessUsage {
   pid: number;
   /** User + system CPU time used during the scenario, in seconds. */
   cpuSeconds: number;
+  /**
+   * The part of it used by the process's main thread (the event loop: what a Node process can do
+   * at most one core of); the rest went to its other threads (thread pool, GC helpers, a hashing
+   * thread). Absent where /proc has no task entry for it.
+   */
+  mainThreadCpuSeconds?: number;
   /** Highest resident set size seen during the scenario, in bytes. */
   peakRssBytes: number;
 }

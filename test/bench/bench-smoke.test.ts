@@ -57,6 +57,9 @@ describe('npm run bench (raw scenarios, tiny sizes)', () => {
       expect(pids.has(process.pid)).toBe(false);
       for (const p of s.processes) {
         expect(p.cpuSeconds).toBeGreaterThanOrEqual(0);
+        // The main thread's part, read from its own task entry, is within the whole (ticks of 10 ms).
+        expect(p.mainThreadCpuSeconds).toBeGreaterThanOrEqual(0);
+        expect(p.mainThreadCpuSeconds).toBeLessThanOrEqual(p.cpuSeconds + 0.011);
         expect(p.peakRssBytes).toBeGreaterThan(0);
       }
     }

@@ -1,8 +1,8 @@
 // Scenario selection and target evaluation of the benchmark on made-up results (no measurement).
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, selectScenarios } from '../../bench/lib/args.js';
-import { addRatios, combineRuns, evaluateTargets } from '../../bench/lib/report.js';
-import type { ScenarioResult } from '../../bench/lib/types.js';
+import { addRatios, combineRuns, evaluateTargets, formatRun } from '../../bench/lib/report.js';
+import type { BenchRun, ScenarioResult } from '../../bench/lib/types.js';
 
 function result(name: string, value: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   const unit = name.includes('small') ? 'transfers/s' : 'MB/s';
@@ -218,5 +218,20 @@ describe('bench --monitoring and --compare-monitoring', () => {
     const targets = Object.fromEntries(evaluateTargets(results).map((t) => [t.name, t]));
     expect(targets['peak-rss']).toMatchObject({ status: 'MISS', reason: 'highest: small-concurrent+monitoring host-a' });
     expect(targets['rss-growth']).toMatchObject({ status: 'MISS', measured: 0.12, reason: 'small-concurrent+monitoring host-a, windows of 1000' });
+  });
+});
+
+describe('bench table', () => {
+  it("shows a process's main-thread CPU where its other threads used half a second or more", () => {
+    const run: BenchRun = {
+      schema: 1, startedAt: 'now', finishedAt: 'now', options: parseArgs([], '/') as BenchRun['options'], targets: [],
+      machine: { cores: 2, cpuModel: 'x', memoryBytes: 2 ** 30, node: 'v20', kernel: 'k', disk: { device: 'd', fsType: 'ext4' }, loadAverage: [0, 0, 0], sha256: { mbPerSecond: 1, shaNi: true } } as BenchRun['machine'],
+      scenarios: [result('large-sha512', 200, { processes: [
+        { role: 'host-b', pid: 1, cpuSeconds: 3.8, mainThreadCpuSeconds: 2.0, peakRssBytes: 1e8 },
+        { role: 'client', pid: 2, cpuSeconds: 3.0, mainThreadCpuSeconds: 2.8, peakRssBytes: 1e8 },
+      ] })],
+    };
+    const line = formatRun(run).split('\n').find((l) => l.startsWith('large-sha512')) ?? '';
+    expect(line).toContain('host-b 3.8 (main 2.0), client 3.0');
   });
 });
