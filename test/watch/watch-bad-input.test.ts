@@ -6,7 +6,7 @@
 // Each failure is logged clearly, without a stack; nothing is lost; the watcher goes on.
 // (A malformed state file, a partner down and a directory removed: watch-report.test.ts.)
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hasNoStack, ROOT, sandbox, type CliResult, type Running, type Sandbox } from '../cli/cli-helpers.js';
@@ -106,13 +106,22 @@ describe.skipIf(!canIsolate)('FileWatcher bad input: full state-file disk, unrea
     // 2. The state file's disk full: the watcher says so once, orders nothing it could not record,
     //    and sends the files once the disk has room again.
     const filler = inside(join(stateDir, 'filler'));
-    try {
-      writeFileSync(filler, Buffer.alloc(65536));
-    } catch (err) {
-      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    }
+    // Filled to the last page, and again while waiting: a save running when the filler was written
+    // frees its old state file's pages at its rename, and the watcher's next save fitted in them
+    // (the full-disk message never came within 30 s once in the full CI run, 2026-12-03).
+    const fillUp = (): void => {
+      try {
+        for (;;) appendFileSync(filler, Buffer.alloc(4096));
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      }
+    };
+    fillUp();
     for (let i = 0; i < 4; i++) writeFileSync(join(w.spool, `c${i}.dat`), `while the disk is full ${i}`);
-    await waitFor(() => logged(watcher!, 'cannot write the state file (full disk?): no new transfer is ordered until it can be written') === 1, { what: 'full disk logged', timeoutMs: 30_000 });
+    await waitFor(() => {
+      fillUp();
+      return logged(watcher!, 'cannot write the state file (full disk?): no new transfer is ordered until it can be written') === 1;
+    }, { what: 'full disk logged', timeoutMs: 30_000 });
     expect(watcher.stderr()).toMatch(/"err":"ENOSPC[^"]*"[^\n]*full disk/);
     // Ten more scans (the lock file's heartbeat): each stable file found its order could not be recorded.
     const chk = inside(`${w.statusFile}.chk`);
