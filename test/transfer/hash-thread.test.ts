@@ -31,27 +31,27 @@ describe('the global hash on a hashing thread', () => {
   for (const [algorithm, name] of [[Digest.SHA512, 'sha512'], [Digest.SHA256, 'sha256'], [Digest.MD5, 'md5'], [Digest.SHA1, 'sha1'], [Digest.SHA384, 'sha384']] as const) {
     it(`${algorithm.wireName}: the same digest as Node's on this thread, fed in pieces`, async () => {
       const data = randomBytes(11 * MiB + 12_345);
-      const hash = new OffThreadHash(algorithm, name);
+      const hash = new OffThreadHash(name);
       await feed(hash, data);
       expect((await hash.digest()).toString('hex')).toBe(createHash(name).update(data).digest('hex'));
     });
   }
 
   it('of nothing is the digest of nothing', async () => {
-    const hash = new OffThreadHash(Digest.SHA512, 'sha512');
+    const hash = new OffThreadHash('sha512');
     expect((await hash.digest()).toString('hex')).toBe(createHash('sha512').digest('hex'));
   });
 
   it('many hashes at once, each of its own bytes', async () => {
     const inputs = Array.from({ length: 6 }, (_, i) => randomBytes(2 * MiB + i));
-    const hashes = inputs.map(() => new OffThreadHash(Digest.SHA256, 'sha256'));
+    const hashes = inputs.map(() => new OffThreadHash('sha256'));
     await Promise.all(hashes.map((h, i) => feed(h, inputs[i] as Buffer)));
     const digests = await Promise.all(hashes.map((h) => h.digest()));
     expect(digests.map((d) => d.toString('hex'))).toEqual(inputs.map((d) => createHash('sha256').update(d).digest('hex')));
   });
 
   it('asks the data loop to wait once 2 MiB are on their way, and lets it go on once they are hashed', async () => {
-    const hash = new OffThreadHash(Digest.SHA512, 'sha512');
+    const hash = new OffThreadHash('sha512');
     hash.update(randomBytes(1.5 * MiB));
     expect(hash.room()).toBeNull();
     hash.update(randomBytes(MiB));
@@ -62,20 +62,20 @@ describe('the global hash on a hashing thread', () => {
   });
 
   it('a failure on the thread fails the hash with a clear error, and the next hash works', async () => {
-    const bad = new OffThreadHash(Digest.SHA512, 'no-such-hash');
+    const bad = new OffThreadHash('no-such-hash');
     bad.update(randomBytes(2 * MiB));
     await expect(bad.digest()).rejects.toThrow(/the global hash could not be computed: .*/);
-    const good = new OffThreadHash(Digest.SHA512, 'sha512');
+    const good = new OffThreadHash('sha512');
     good.update(Buffer.from('abc'));
     expect((await good.digest()).toString('hex')).toBe(createHash('sha512').update('abc').digest('hex'));
   });
 
   it('a discarded hash takes no digest; a finished one takes no more data', async () => {
-    const dropped = new OffThreadHash(Digest.SHA256, 'sha256');
+    const dropped = new OffThreadHash('sha256');
     dropped.update(randomBytes(MiB + 1));
     dropped.discard();
     await expect(dropped.digest()).rejects.toThrow(/already finished/);
-    const done = new OffThreadHash(Digest.SHA256, 'sha256');
+    const done = new OffThreadHash('sha256');
     await done.digest();
     expect(() => done.update(Buffer.from('late'))).toThrow(/already finished/);
   });

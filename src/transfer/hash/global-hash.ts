@@ -17,7 +17,6 @@ import { OffThreadHash } from './off-thread-hash.js';
 const CORES = availableParallelism();
 
 export interface GlobalHash {
-  readonly algorithm: DigestAlgorithm;
   /** Adds `data`; the caller may reuse its buffer as soon as this returns. */
   update(data: Uint8Array): void;
   /**
@@ -32,7 +31,7 @@ export interface GlobalHash {
   discard(): void;
 }
 
-/** Files from this size on are hashed off the main thread (when the host has a second core). */
+/** Files from this size on are hashed off the main thread (when the engine's hashThread is on). */
 export const OFF_THREAD_MIN_BYTES = 8 << 20;
 
 /**
@@ -46,7 +45,7 @@ export function hashesOffThread(algorithm: DigestAlgorithm, size: number, allowe
 
 /** A global hash for a transfer of `size` bytes (-1: unknown); `offThreadAllowed`: see hashesOffThread(). */
 export function createGlobalHash(algorithm: DigestAlgorithm, size: number, offThreadAllowed: boolean): GlobalHash {
-  if (hashesOffThread(algorithm, size, offThreadAllowed)) return new OffThreadHash(algorithm, NODE_HASH_NAMES[algorithm.name] as string);
+  if (hashesOffThread(algorithm, size, offThreadAllowed)) return new OffThreadHash(NODE_HASH_NAMES[algorithm.name] as string);
   return new InlineGlobalHash(createR66Digest(algorithm));
 }
 
@@ -64,10 +63,6 @@ export function hashThreadFrom(env: NodeJS.ProcessEnv, cores: number = CORES): b
 /** A global hash on this thread, around a running digest (one that may already hold data). */
 export class InlineGlobalHash implements GlobalHash {
   constructor(private readonly running: R66Digest) {}
-
-  get algorithm(): DigestAlgorithm {
-    return this.running.algorithm;
-  }
 
   update(data: Uint8Array): void {
     this.running.update(data);

@@ -16,7 +16,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { DigestAlgorithm } from '../../model/digest.js';
 import type { GlobalHash } from './global-hash.js';
 
 /** Bytes per batch handed to the thread: 2048 messages a GiB, each about 10 µs of the main thread. */
@@ -83,10 +82,6 @@ class HashThread {
     this.worker.on('exit', (code) => this.end(new Error(`the hashing thread ended (exit code ${code})`)));
   }
 
-  get usable(): boolean {
-    return !this.ended;
-  }
-
   add(hash: OffThreadHash): void {
     // Kept alive while it holds a hash: a transfer waiting for its digest must get it.
     if (this.hashes.size === 0) this.worker.ref();
@@ -145,11 +140,8 @@ export class OffThreadHash implements GlobalHash {
   private failure: Error | null = null;
   private finished = false;
 
-  constructor(
-    readonly algorithm: DigestAlgorithm,
-    /** Node's name of the algorithm (protocol/digest.ts NODE_HASH_NAMES). */
-    private readonly nodeName: string,
-  ) {
+  /** `nodeName`: Node's name of the algorithm (protocol/digest.ts NODE_HASH_NAMES). */
+  constructor(private readonly nodeName: string) {
     this.thread.add(this);
     offThreadHashCounters.hashes++;
   }
