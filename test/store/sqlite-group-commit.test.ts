@@ -124,6 +124,7 @@ describe('SQLite group commit', () => {
     await err.outside;
     expect(seenByOther()).toEqual([{ id: 1, v: 'one' }, { id: 2, v: 'before' }, { id: 4, v: 'outside' }]);
   });
+
   it('a kept read names its columns anew after a schema change, made here or by another process', async () => {
     const readAll = (): Promise<unknown[]> => db.selectFrom('t').selectAll().orderBy('id').execute();
     // Nothing found: no names needed; then the names are asked once and kept.
@@ -137,5 +138,9 @@ describe('SQLite group commit', () => {
     expect(await readAll()).toEqual([{ id: 1n, v: 'one', w: 'x', z: 7n }]);
     other.exec('alter table t drop column w');
     expect(await readAll()).toEqual([{ id: 1n, v: 'one', z: 7n }]);
+    // A column swapped for another here, the width unchanged: only the DDL seen here tells.
+    await sql`alter table t drop column z`.execute(db);
+    await sql`alter table t add column y text default 'why'`.execute(db);
+    expect(await readAll()).toEqual([{ id: 1n, v: 'one', y: 'why' }]);
   });
 });
