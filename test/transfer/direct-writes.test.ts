@@ -83,6 +83,31 @@ describe('DirectWriter', () => {
     expect(got.subarray(0, data.length).equals(data)).toBe(true);
     expect(got.subarray(data.length).every((b) => b === 0)).toBe(true);
   });
+
+  it('holds a staging buffer for one write only: more files than buffers go direct, a write that finds none goes buffered', async () => {
+    const files = Array.from({ length: 40 }, (_, i) => path.join(dir, `many-${i}.bin`));
+    await Promise.all(files.map((f) => writeFile(f, '')));
+    const writers = await Promise.all(files.map((f) => DirectWriter.open(f)));
+    if (!direct) {
+      expect(writers.every((w) => w === null)).toBe(true);
+      return;
+    }
+    const open = writers.filter((w): w is DirectWriter => w !== null);
+    // Every file gets a writer, however many are open (the buffers were once held per file: 32).
+    expect(open.length).toBe(40);
+    const data = patternBytes(256 * 1024, 5);
+    // One after another: each write gives its buffer back, so all 40 go direct.
+    for (const w of open) expect(await w.write([data], 0, data.length)).toBe(true);
+    // All at once: 32 buffers, so 32 go direct and the 8 others are left to the caller (false).
+    const results = await Promise.all(open.map((w) => w.write([data], 256 * 1024, data.length)));
+    expect(results.filter((r) => r).length).toBe(32);
+    expect(results.filter((r) => !r).length).toBe(8);
+    // A writer left without a buffer once is not failed: its next run goes direct again.
+    const declined = open.filter((_, i) => !results[i]);
+    for (const w of declined) expect(await w.write([data], 256 * 1024, data.length)).toBe(true);
+    await Promise.all(open.map((w) => w.close()));
+    for (const f of files) expect((await readFile(f)).equals(Buffer.concat([data, data]))).toBe(true);
+  });
 });
 
 describe('files received with direct writes', () => {
