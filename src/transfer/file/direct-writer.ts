@@ -84,8 +84,8 @@ function giveStaging(buffer: Buffer): void {
   arena.free.push((buffer.byteOffset - arena.memory.byteOffset) / STAGING_BYTES);
 }
 
-/** Bytes this process wrote around the page cache (what tells a test, or a profile, that it happened). */
-export const directWriteCounters = { bytes: 0 };
+/** Bytes and writes this process made around the page cache (what tells a test, or a profile, that it happened). */
+export const directWriteCounters = { bytes: 0, writes: 0 };
 
 /**
  * `SVC_R66_DIRECT_WRITES`: 1 (the default) writes large received files around the page cache, 0
@@ -158,6 +158,7 @@ export class DirectWriter {
       return false;
     }
     directWriteCounters.bytes += total;
+    directWriteCounters.writes++;
     this.dataEnd = Math.max(this.dataEnd, position + total);
     this.fileEnd = Math.max(this.fileEnd, position + padded);
     return true;

@@ -29,8 +29,9 @@ interface QueuedBlock {
  * leave in one writev, before the hash keeps this thread busy. Started at the first block, the
  * rest waited for the hash to end: the completion that issues the next write runs on this thread.
  *
- * `hold`: the storage syncs every write (O_DSYNC, TransferStorage.syncsEachWrite), so the blocks wait for drain() or
- * written() and leave in one write; a sync per early write would cost more than it overlaps.
+ * `hold`: a small new file (receiver.ts): the blocks wait for drain() or written() and leave in one
+ * write. Its storage syncs every write (O_DSYNC, TransferStorage.syncsEachWrite) or writes around the
+ * page cache (a device write per call): a sync per early write would cost more than it overlaps.
  * WRITE_BATCH_BYTES queued still start a write (a size announced small that grew by a change).
  */
 export class WriteWindow {
