@@ -316,15 +316,16 @@ describe('a page refused its event stream, in chromium', () => {
     const t0 = Date.now();
     await live(fifth);
     const back = Date.now() - t0;
-    // Live for real: a row written now appears on it. Within 5 s, not the 2 s the first test judges:
-    // here four other pages of the browser redraw too, and in the full suite beside the other tests
-    // on two cores this page once took longer than 2 s (CI, 2026-12-03); what is judged is that it
-    // is live again.
+    // Live for real: a row written now appears on it, which only the event stream can bring (the
+    // page has no timer of its own). Within 15 s, not the 2 s the first test judges: here four other
+    // pages of the browser redraw too, and in the full suite beside the other tests on two cores
+    // this page took longer than 2 s, then longer than 5 s (CI, 2026-12-03, twice); what is judged
+    // is that it is live again, and a page that stayed refused never shows the row.
     const id = 9_000_000_020n;
     const t1 = Date.now();
     await other.runner.insert(transferRecord(id, { requester: 'hosta', requested: 'hostb', ownerReq: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + 86_400_000), stop: new Date() }));
-    await within(5000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, `${id}.hosta.hostb`)) !== null);
-    console.log(`a refused page was live ${back} ms after a slot freed`);
+    const shown = await within(15_000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, `${id}.hosta.hostb`)) !== null);
+    console.log(`a refused page was live ${back} ms after a slot freed, and showed a new row ${shown} ms after it was written`);
     for (const p of [...first.slice(1), fifth]) await p.context().close();
   }, 60_000);
 });
