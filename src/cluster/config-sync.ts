@@ -73,6 +73,10 @@ class ChangeSync<T extends { updatedInfo: number }> {
       return true;
     }
     const key = this.row.counterKey;
+    // The counter row exists before it is locked. Absent (a HOSTCONFIG counter's first change), two
+    // members counting at once both read nothing (FOR UPDATE locks no absent row on PostgreSQL),
+    // both wrote 1, and the change was never marked seen.
+    await store.multipleMonitors.insertIfAbsent({ hostId: key, countConfig: 0, countHost: 0, countRule: 0 });
     const seen = await store.transaction(async (tx) => {
       const mm = (await tx.multipleMonitors.getForUpdate(key)) ?? { hostId: key, countConfig: 0, countHost: 0, countRule: 0 };
       const n = Math.max(mm.countConfig, 0) + 1;

@@ -15,7 +15,7 @@ describe('a changed row whose count failed', () => {
     let failNext = true;
     const repos = {
       hostConfigs: { get: async () => row, setUpdatedInfo: async (_id: string, u: number) => { row = { ...row, updatedInfo: u }; } },
-      multipleMonitors: { getForUpdate: async () => counter, upsert: async (mm: typeof counter) => { counter = mm; } },
+      multipleMonitors: { insertIfAbsent: async () => false, getForUpdate: async () => counter, upsert: async (mm: typeof counter) => { counter = mm; } },
     };
     const store = {
       ...repos,
