@@ -76,9 +76,11 @@ class ChangeSync<T extends { updatedInfo: number }> {
     // The counter row exists before it is locked. Absent (a HOSTCONFIG counter's first change), two
     // members counting at once both read nothing (FOR UPDATE locks no absent row on PostgreSQL),
     // both wrote 1, and the change was never marked seen.
-    await store.multipleMonitors.insertIfAbsent({ hostId: key, countConfig: 0, countHost: 0, countRule: 0 });
+    const zero = { hostId: key, countConfig: 0, countHost: 0, countRule: 0 };
+    await store.multipleMonitors.insertIfAbsent(zero);
     const seen = await store.transaction(async (tx) => {
-      const mm = (await tx.multipleMonitors.getForUpdate(key)) ?? { hostId: key, countConfig: 0, countHost: 0, countRule: 0 };
+      // Deleted meanwhile (an administrator's clean-up): counted from zero again.
+      const mm = (await tx.multipleMonitors.getForUpdate(key)) ?? zero;
       const n = Math.max(mm.countConfig, 0) + 1;
       if (n >= members) await this.row.markSeen(tx);
       await tx.multipleMonitors.upsert({ ...mm, countConfig: n >= members ? 0 : n });
