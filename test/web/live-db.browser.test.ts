@@ -324,7 +324,15 @@ describe('a page refused its event stream, in chromium', () => {
     const id = 9_000_000_020n;
     const t1 = Date.now();
     await other.runner.insert(transferRecord(id, { requester: 'hosta', requested: 'hostb', ownerReq: 'hosta', idRule: 'send', updatedInfo: UpdatedInfo.TOSUBMIT, start: new Date(Date.now() + 86_400_000), stop: new Date() }));
-    const shown = await within(15_000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, `${id}.hosta.hostb`)) !== null);
+    const key = `${id}.hosta.hostb`;
+    const shown = await within(15_000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, key)) !== null).catch(async (err: Error) => {
+      // What a failure needs to be understood: is the page still live, and does the server's page hold the row?
+      const state = await inPage<{ live: boolean; status: number; served: boolean }>(fifth, `async (k) => {
+        const r = await fetch(location.href, { signal: AbortSignal.timeout(5000) });
+        return { live: document.querySelector('.live-on') !== null, status: r.status, served: (await r.text()).includes(k) };
+      }`, key).catch((e: unknown) => String(e));
+      throw new Error(`${err.message}; page state: ${JSON.stringify(state)}`);
+    });
     console.log(`a refused page was live ${back} ms after a slot freed, and showed a new row ${shown} ms after it was written`);
     for (const p of [...first.slice(1), fifth]) await p.context().close();
   }, 60_000);

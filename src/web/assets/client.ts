@@ -33,7 +33,9 @@ async function reload() {
     lastReload = Date.now();
     const boxes = [...document.querySelectorAll('[data-live-tables]')];
     if (boxes.length === 0) return;
-    const res = await fetch(boxes[0].dataset.src || location.href, { credentials: 'same-origin' });
+    // A fetch that never ends (a connection the network dropped silently) would hold 'reloading' for
+    // ever, and the page would take no change again: it is given up after 10 s, the next change retries.
+    const res = await fetch(boxes[0].dataset.src || location.href, { credentials: 'same-origin', signal: AbortSignal.timeout(10000) });
     if (!res.ok) return;
     const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').querySelectorAll('[data-live-tables]');
     boxes.forEach((b, i) => { if (fresh[i]) b.replaceChildren(...fresh[i].childNodes); });
