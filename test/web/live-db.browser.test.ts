@@ -308,6 +308,24 @@ describe('a page refused its event stream, in chromium', () => {
     for (const p of first) await live(p);
     // The fifth page of this address is refused (429), as a page is whose previous page's stream is not closed yet.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // What the page's stream and reloads did, with times, for the failure message below.
+    await context.addInitScript(`(() => {
+      const log = (window.__trace = []);
+      const t0 = Date.now();
+      const note = (what) => log.push((Date.now() - t0) + ' ' + what);
+      const ES = window.EventSource;
+      window.EventSource = function (url) {
+        const es = new ES(url);
+        note('connect');
+        es.addEventListener('open', () => note('open'));
+        es.addEventListener('error', () => note('error ' + es.readyState));
+        es.addEventListener('transfers', (e) => note('transfers ' + e.data.slice(0, 120)));
+        return es;
+      };
+      window.EventSource.CLOSED = ES.CLOSED;
+      const f = window.fetch;
+      window.fetch = (...a) => { note('fetch'); return f(...a).then((r) => { note('fetched ' + r.status); return r; }, (e) => { note('fetch failed ' + e); throw e; }); };
+    })()`);
     const fifth = await context.newPage();
     const refused = fifth.waitForResponse((r) => r.url().endsWith('/events') && r.status() === 429);
     await fifth.goto(`${monitor()}/all`);
@@ -327,11 +345,12 @@ describe('a page refused its event stream, in chromium', () => {
     const key = `${id}.hosta.hostb`;
     const shown = await within(15_000, t1, 'the new row on the page that was refused', async () => (await sectionOf(fifth, key)) !== null).catch(async (err: Error) => {
       // What a failure needs to be understood: is the page still live, and does the server's page hold the row?
-      const state = await inPage<{ live: boolean; status: number; served: boolean }>(fifth, `async (k) => {
+      const state = await inPage<{ live: boolean; status: number; served: boolean; trace: string[] }>(fifth, `async (k) => {
+        const trace = [...window.__trace];
         const r = await fetch(location.href, { signal: AbortSignal.timeout(5000) });
-        return { live: document.querySelector('.live-on') !== null, status: r.status, served: (await r.text()).includes(k) };
+        return { live: document.querySelector('.live-on') !== null, status: r.status, served: (await r.text()).includes(k), trace };
       }`, key).catch((e: unknown) => String(e));
-      throw new Error(`${err.message}; page state: ${JSON.stringify(state)}`);
+      throw new Error(`${err.message} (written at ${t1 - t0} ms after the slot freed); page state: ${JSON.stringify(state)}`);
     });
     console.log(`a refused page was live ${back} ms after a slot freed, and showed a new row ${shown} ms after it was written`);
     for (const p of [...first.slice(1), fifth]) await p.context().close();
