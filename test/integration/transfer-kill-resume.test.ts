@@ -71,6 +71,10 @@ describe('kill -9 mid-transfer and resume (separate processes)', () => {
       const minRank = SIZE / BLOCK / 4;
       await waitFor(async () => Number((await rowOf(b, id))?.rank ?? 0) > minRank, { what: 'a quarter of the file on the receiver', timeoutMs: 30_000 });
       const node = victim === 'receiver' ? b : a;
+      // The victim's own row must hold a rank before the kill: a requester killed before its first
+      // rank save (every second or 64 MiB) has nothing to resume from and rightly starts again from
+      // zero (the full CI run was slow enough for that once, 2026-12-03).
+      await waitFor(async () => Number((await rowOf(node, id))?.rank ?? 0) > 0, { what: `a rank saved by the ${victim}`, timeoutMs: 30_000 });
       await kill9(node);
       const rankAtKill = Number((await rowOf(b, id))!.rank);
       expect(rankAtKill).toBeGreaterThan(0);
